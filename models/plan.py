@@ -1,0 +1,135 @@
+"""The plan: what the optimizer decided, why, and what it costs. Its JSON is a fixed interface."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+PlanStatus = Literal["optimal", "feasible", "infeasible"]
+
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class OptionEvaluation(_Out):
+    """One (accelerator, pricing) option as evaluated for a workload, feasible or not."""
+
+    accelerator: str
+    pricing: str
+    feasible: bool
+    reason: str | None = None
+    chips: int | None = None
+    chip_hours: float | None = None
+    monthly_cost_usd: float | None = None
+    ttft_ms: float | None = None
+
+
+class Assignment(_Out):
+    """Where one workload runs, what it uses and costs, and why that option won."""
+
+    workload_id: str
+    accelerator: str
+    pricing: str
+    chips: int
+    chip_hours: float
+    monthly_cost_usd: float
+    why: str
+    options: list[OptionEvaluation]
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Unplaced(_Out):
+    """A workload that fits nowhere, with one reason per accelerator."""
+
+    workload_id: str
+    reasons: list[str]
+
+
+class ReservedPurchase(_Out):
+    """Reserved units bought for one (accelerator, reserved pricing option) pool."""
+
+    accelerator: str
+    pricing: str
+    units: int
+    chips_per_unit: int
+    chips: int
+    monthly_cost_usd: float
+    capacity_chip_hours: float
+    used_chip_hours: float
+    utilization: float
+
+
+class PortedFamily(_Out):
+    """A model family ported to a software platform in this plan."""
+
+    family: str
+    platform: str
+    porting_weeks: float
+    one_off_usd: float
+    amortized_monthly_usd: float
+    workloads: list[str]
+
+
+class Migration(_Out):
+    """A platform migration programme the plan starts."""
+
+    platform: str
+    one_off_usd: float
+    amortized_monthly_usd: float
+    lead_weeks: float
+
+
+class CostBreakdown(_Out):
+    """Monthly cost by component; the four add up to the objective."""
+
+    on_demand_usd: float
+    reserved_usd: float
+    porting_amortized_usd: float
+    migration_amortized_usd: float
+
+    @property
+    def total_usd(self) -> float:
+        return (
+            self.on_demand_usd
+            + self.reserved_usd
+            + self.porting_amortized_usd
+            + self.migration_amortized_usd
+        )
+
+
+class Baselines(_Out):
+    """Reference plans the optimum is compared with (monthly USD; None where undefined)."""
+
+    all_h100_on_demand_usd: float | None
+    all_h100_optimal_usd: float | None
+    greedy_usd: float | None
+    savings_vs_all_h100_on_demand_usd: float | None = None
+    savings_vs_all_h100_optimal_usd: float | None = None
+    savings_vs_greedy_usd: float | None = None
+
+
+class SolverInfo(_Out):
+    """Which solver ran, how long, and the relative MIP gap it proved."""
+
+    name: str
+    time_s: float
+    gap: float | None
+    termination: str = ""
+
+
+class Plan(_Out):
+    """The result of ``placement plan``: the brief's plan JSON."""
+
+    status: PlanStatus
+    objective_monthly_usd: float | None
+    cost_breakdown: CostBreakdown
+    assignments: list[Assignment]
+    unplaced: list[Unplaced]
+    reserved_purchases: list[ReservedPurchase]
+    ported_families: list[PortedFamily]
+    migrations: list[Migration] = Field(default_factory=list)
+    baselines: Baselines
+    solver: SolverInfo
+    message: str = ""

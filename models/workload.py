@@ -1,0 +1,351 @@
+"""One row of a workload inventory, validated.
+
+The inventory columns are a fixed interface (see docs/inputs.md). Row validation lives here so
+that every reader (CSV, XLSX, JSON, YAML, Parquet, a DataFrame from a notebook) applies the same
+rules. Every rule reports its own column and says, in plain words, what the column expects:
+errors carry the type :data:`INVALID_VALUE` and a message that completes "expected ...", so a
+reader can quote them to a planner without pydantic's vocabulary.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Collection
+from numbers import Real
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+Kind = Literal["training", "inference"]
+Serving = Literal["online", "batch"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Feature = Literal[
+    "flash_attention", "lora", "lora_multi_rank", "qlora", "moe", "speculative_decoding"
+]
+KINDS: tuple[str, ...] = get_args(Kind)
+SERVING_MODES: tuple[str, ...] = get_args(Serving)
+PRECISIONS: tuple[str, ...] = get_args(Precision)
+FEATURES: tuple[str, ...] = get_args(Feature)
+"""The features a workload can need, in catalog order (the order ``features`` is stored in)."""
+REQUIRED_COLUMNS: tuple[str, ...] = ("id", "kind", "model_family", "params_b")
+VOLUME_COLUMNS: tuple[str, ...] = ("monthly_tokens_b", "h100_gpu_hours")
+OPTIONAL_COLUMNS: tuple[str, ...] = (
+    "precision",
+    *VOLUME_COLUMNS,
+    "serving",
+    "ttft_slo_ms",
+    "features",
+    "needed_in_weeks",
+    "neuron_ready",
+    "pinned_accelerator",
+)
+KNOWN_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+
+INVALID_VALUE = "invalid_inventory_value"
+"""Error type of every rule below; its message completes the sentence "expected ..."."""
+
+ACCELERATOR_NAMES = "accelerator_names"
+"""Validation-context key: the catalog's accelerator names a pin must be one of (lower case)."""
+
+_TRUE_WORDS = frozenset({"true", "yes", "1"})
+_FALSE_WORDS = frozenset({"false", "no", "0"})
+
+
+def _one_of(choices: Collection[str]) -> str:
+    return "one of: " + ", ".join(choices)
+
+
+EXPECTED: dict[str, str] = {
+    "id": "a non-empty id",
+    "kind": _one_of(KINDS),
+    "model_family": "a non-empty model family name (e.g. llama, t5)",
+    "params_b": "a number > 0",
+    "precision": _one_of(PRECISIONS) + " (empty means bf16)",
+    "monthly_tokens_b": "a number >= 0",
+    "h100_gpu_hours": "a number >= 0",
+    "serving": _one_of(SERVING_MODES) + " (empty means online)",
+    "ttft_slo_ms": "a number > 0, or empty",
+    "features": "names separated by ';' from: " + ", ".join(FEATURES),
+    "needed_in_weeks": "a number >= 0, or empty",
+    "neuron_ready": "true or false (or yes/no, 1/0; empty means false)",
+    "pinned_accelerator": "an accelerator name, or empty",
+}
+"""What each column expects, in the words a planner reads after "expected"."""
+
+
+def _invalid(expected: str) -> PydanticCustomError:
+    return PydanticCustomError(INVALID_VALUE, expected)
+
+
+def is_blank(value: object) -> bool:
+    """Empty cells (``""``, whitespace, NaN, None) mean "not given" in every file format."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return isinstance(value, str) and not value.strip()
+
+
+def id_text(value: object) -> str | None:
+    """The id a cell holds, or None if it holds none.
+
+    Spreadsheets and JSON turn ids like ``42`` into numbers; they mean the text ``"42"``, not
+    ``"42.0"``. The reader's duplicate check uses this too, so both agree on what an id is.
+    """
+    if is_blank(value) or isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, Real):
+        return str(value)
+    if isinstance(value, str):
+        return value.strip()
+    return None
+
+
+def _id(value: object) -> str:
+    text = id_text(value)
+    if text is None:
+        raise _invalid(EXPECTED["id"])
+    return text
+
+
+def _choice(
+    field: str, choices: Collection[str], *, default: str | None = None, required: bool = False
+) -> Callable[[Any], Any]:
+    """A parser for a case-insensitive word from ``choices``; blank gives ``default``."""
+
+    def parse(value: object) -> str | None:
+        if is_blank(value):
+            if required:
+                raise _invalid(EXPECTED[field])
+            return default
+        if isinstance(value, str) and value.strip().lower() in choices:
+            return value.strip().lower()
+        raise _invalid(EXPECTED[field])
+
+    return parse
+
+
+def _name(field: str, *, required: bool) -> Callable[[Any], Any]:
+    """A parser for a free name, compared case-insensitively downstream, so stored lower-case."""
+
+    def parse(value: object) -> str | None:
+        if is_blank(value):
+            if required:
+                raise _invalid(EXPECTED[field])
+            return None
+        if isinstance(value, str):
+            return value.strip().lower()
+        raise _invalid(EXPECTED[field])
+
+    return parse
+
+
+def _float_or_nan(text: str) -> float:
+    try:
+        return float(text.strip())
+    except ValueError:
+        return math.nan
+
+
+def _number(field: str, *, above: float, inclusive: bool, required: bool) -> Callable[[Any], Any]:
+    """A parser for a finite number bounded below; text is parsed, booleans are refused.
+
+    pydantic's lax mode would read ``True`` as 1.0 (YAML's ``yes``) and accept ``inf``; neither
+    is a size or a volume.
+    """
+
+    def parse(value: object) -> float | None:
+        if is_blank(value):
+            if required:
+                raise _invalid(EXPECTED[field])
+            return None
+        number = math.nan
+        if isinstance(value, Real) and not isinstance(value, bool):
+            number = float(value)
+        elif isinstance(value, str):
+            number = _float_or_nan(value)
+        if math.isfinite(number) and (number >= above if inclusive else number > above):
+            return number
+        raise _invalid(EXPECTED[field])
+
+    return parse
+
+
+def _features(value: object) -> tuple[str, ...]:
+    """``;``-separated names (or a JSON/YAML list), de-duplicated, in :data:`FEATURES` order."""
+    if is_blank(value):
+        return ()
+    if isinstance(value, str):
+        names = [part.strip().lower() for part in value.split(";")]
+    elif isinstance(value, list | tuple) and all(isinstance(part, str) for part in value):
+        names = [part.strip().lower() for part in value]
+    else:
+        raise _invalid(EXPECTED["features"])
+    given = {name for name in names if name}
+    unknown = sorted(given.difference(FEATURES))
+    if unknown:
+        raise _invalid(f"{EXPECTED['features']} (not known: {', '.join(map(repr, unknown))})")
+    return tuple(feature for feature in FEATURES if feature in given)
+
+
+def _bool(value: object) -> bool:
+    if is_blank(value):
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, Real) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
+        return value.strip().lower() in _TRUE_WORDS
+    raise _invalid(EXPECTED["neuron_ready"])
+
+
+def _combination_errors(data: dict[str, Any]) -> list[InitErrorDetails]:
+    """Rules across columns, judged on what the cells hold, not on whether each is valid.
+
+    They are checked on the raw row so that a row with a bad ``params_b`` and both volume
+    columns filled reports both problems at once; each names the column the planner must edit.
+    """
+    errors: list[InitErrorDetails] = []
+
+    def add(field: str, expected: str) -> None:
+        errors.append({"type": _invalid(expected), "loc": (field,), "input": data.get(field)})
+
+    has_tokens, has_hours = (not is_blank(data.get(field)) for field in VOLUME_COLUMNS)
+    if has_tokens and has_hours:
+        add(
+            "h100_gpu_hours",
+            "empty when monthly_tokens_b is given (give exactly one of the two)",
+        )
+    elif not has_tokens and not has_hours:
+        add(
+            "monthly_tokens_b",
+            "a number >= 0 here or in h100_gpu_hours (exactly one of the two is needed)",
+        )
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind.strip().lower() == "training":
+        for field in ("serving", "ttft_slo_ms"):
+            if not is_blank(data.get(field)):
+                add(field, f"empty for training ({field} applies to inference only)")
+    return errors
+
+
+def _as_init_details(error: Any) -> InitErrorDetails:
+    """Turn a reported error back into one that can be raised again alongside others."""
+    kind = error["type"]
+    details: InitErrorDetails = {
+        "type": _invalid(error["msg"]) if kind == INVALID_VALUE else kind,
+        "loc": error["loc"],
+        "input": error["input"],
+    }
+    if "ctx" in error:
+        details["ctx"] = error["ctx"]
+    return details
+
+
+class Workload(BaseModel):
+    """A training or inference workload as the planner describes it.
+
+    Exactly one of ``monthly_tokens_b`` (work in billions of tokens) and ``h100_gpu_hours``
+    (measured demand) gives the monthly volume. ``serving`` is ``online`` or ``batch`` for
+    inference (``online`` when not given) and ``None`` for training, so consumers never re-apply
+    the default. ``pinned_accelerator`` is checked against the names passed in the validation
+    context under :data:`ACCELERATOR_NAMES`, when given.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: Annotated[str, BeforeValidator(_id)]
+    kind: Annotated[Kind, BeforeValidator(_choice("kind", KINDS, required=True))]
+    model_family: Annotated[str, BeforeValidator(_name("model_family", required=True))]
+    params_b: Annotated[
+        float, BeforeValidator(_number("params_b", above=0, inclusive=False, required=True))
+    ]
+    precision: Annotated[
+        Precision, BeforeValidator(_choice("precision", PRECISIONS, default="bf16"))
+    ] = "bf16"
+    monthly_tokens_b: Annotated[
+        float | None,
+        BeforeValidator(_number("monthly_tokens_b", above=0, inclusive=True, required=False)),
+    ] = None
+    h100_gpu_hours: Annotated[
+        float | None,
+        BeforeValidator(_number("h100_gpu_hours", above=0, inclusive=True, required=False)),
+    ] = None
+    serving: Annotated[
+        Serving | None,
+        BeforeValidator(_choice("serving", SERVING_MODES)),
+        Field(validate_default=True),
+    ] = None
+    ttft_slo_ms: Annotated[
+        float | None,
+        BeforeValidator(_number("ttft_slo_ms", above=0, inclusive=False, required=False)),
+    ] = None
+    features: Annotated[tuple[Feature, ...], BeforeValidator(_features)] = ()
+    needed_in_weeks: Annotated[
+        float | None,
+        BeforeValidator(_number("needed_in_weeks", above=0, inclusive=True, required=False)),
+    ] = None
+    neuron_ready: Annotated[bool, BeforeValidator(_bool)] = False
+    pinned_accelerator: Annotated[
+        str | None, BeforeValidator(_name("pinned_accelerator", required=False))
+    ] = None
+
+    @field_validator("serving", mode="after")
+    @classmethod
+    def _online_by_default(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None and info.data.get("kind") == "inference":
+            return "online"
+        return value
+
+    @field_validator("pinned_accelerator", mode="after")
+    @classmethod
+    def _known_accelerator(cls, value: str | None, info: ValidationInfo) -> str | None:
+        names = (info.context or {}).get(ACCELERATOR_NAMES)
+        if value is not None and names is not None and value not in names:
+            raise _invalid(_one_of(names) + " (or empty for no pin)")
+        return value
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _check_combinations(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Workload]
+    ) -> Workload:
+        """Report cross-column problems together with every per-column one.
+
+        An ``after`` validator would only run once every column is valid, hiding these until
+        the planner fixes the rest; a cell with its own error gets no second message.
+        """
+        combinations = _combination_errors(data) if isinstance(data, dict) else []
+        if not combinations:
+            return handler(data)
+        try:
+            handler(data)
+        except ValidationError as exc:
+            field_errors = exc.errors(include_url=False)
+        else:
+            field_errors = []
+        failed = {error["loc"] for error in field_errors}
+        raise ValidationError.from_exception_data(
+            cls.__name__,
+            [_as_init_details(error) for error in field_errors]
+            + [error for error in combinations if error["loc"] not in failed],
+        )
+
+    @property
+    def effective_serving(self) -> str | None:
+        """``serving`` itself (kept for callers of the first draft, where it could be None)."""
+        return self.serving

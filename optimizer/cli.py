@@ -1,0 +1,196 @@
+"""The ``placement`` command line: thin over the Python API (parse, call one function, format)."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from models.catalog import Catalog
+from optimizer.catalog import catalog_records, catalog_to_yaml, load_catalog
+from optimizer.errors import PlacementInputError
+from optimizer.inventory import InputError, read_inventory
+from optimizer.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
+from optimizer.report import FORMATS, render_plan, render_records
+from optimizer.solve import DEFAULT_GAP, SOLVERS
+
+
+def write_output(text: str, output: str | None) -> None:
+    """Print to stdout, or write ``output`` atomically (a temp file renamed into place)."""
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    target = Path(output)
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--format`` and ``--output``, shared by every command that prints results."""
+
+    @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
+                  show_default=True, help="Output format.")
+    @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
+                  help="Write to this file (atomically) instead of stdout.")
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--catalog FILE`` and repeatable ``--set dotted.path=value``."""
+
+    @click.option("--catalog", "catalog_path", type=click.Path(dir_okay=False),
+                  help="Catalog YAML to use instead of the packaged default.")
+    @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
+                  help="Override one catalog value, e.g. accelerators.h100.on_demand_usd_per_chip_hour=3.2.")
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+def _fail(message: str) -> None:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _guard(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn every input error into a clear message and exit code 2 (never a traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (PlacementInputError, InputError) as err:
+            _fail(str(err))
+
+    return wrapper
+
+
+def _catalog(catalog_path: str | None, overrides: tuple[str, ...]) -> Catalog:
+    return load_catalog(catalog_path, overrides)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="placement")
+def cli() -> None:
+    """Cost-optimal placement of ML workloads on Trainium2 and H100, on-demand or reserved."""
+
+
+@cli.command("plan")
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@catalog_options
+@click.option("--solver", type=click.Choice(SOLVERS), default="highs", show_default=True,
+              help="MILP solver: HiGHS (highspy) or CBC (bundled with PuLP).")
+@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Stop the solver after this many seconds (status 'feasible' if not proven).")
+@click.option("--gap", type=click.FloatRange(min=0, max=1), default=DEFAULT_GAP,
+              show_default=True, help="Relative MIP gap at which the solver may stop.")
+@click.option("--write-model", type=click.Path(dir_okay=False),
+              help="Also write the MILP to this file (.lp or .mps).")
+@output_options
+@_guard
+def plan_command(inventory: str, catalog_path: str | None, overrides: tuple[str, ...],
+                 solver: str, time_limit: float | None, gap: float, write_model: str | None,
+                 fmt: str, output: str | None) -> None:
+    """The cost-optimal plan for an inventory.
+
+    \b
+    Example:
+        placement plan inputs/sample_inventory.csv
+        placement plan inv.csv --set economics.amortization_months=24 --format json -o plan.json
+
+    Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
+    anywhere (listed with reasons; the rest is planned) or no plan exists.
+    """
+    catalog = _catalog(catalog_path, overrides)
+    result = plan(inventory, catalog, SolverOptions(solver, time_limit, gap),
+                  model_path=write_model)
+    write_output(render_plan(result.plan, fmt), output)
+    sys.exit(result.exit_code)
+
+
+@cli.command("validate")
+@click.argument("inventory", type=click.Path(dir_okay=False))
+@catalog_options
+@output_options
+@_guard
+def validate_command(inventory: str, catalog_path: str | None, overrides: tuple[str, ...],
+                     fmt: str, output: str | None) -> None:
+    """Check an inventory and report every problem at once (exit 2 if any).
+
+    \b
+    Example:
+        placement validate inputs/sample_inventory.csv
+    """
+    catalog = _catalog(catalog_path, overrides)
+    inv = read_inventory(inventory, accelerator_names=list(catalog.accelerators))
+    frame = inv.workloads
+    records = [
+        {"workloads": len(frame),
+         "training": int(frame["kind"].eq("training").sum()),
+         "inference": int(frame["kind"].eq("inference").sum()),
+         "families": ", ".join(sorted(frame["model_family"].unique())),
+         "unknown_families": ", ".join(sorted(set(frame["model_family"]) - set(catalog.families))),
+         "extra_columns": ", ".join(inv.extra_columns),
+         "status": "valid"}
+    ]
+    write_output(render_records(records, fmt, f"{inventory}: valid"), output)
+
+
+@cli.group("catalog")
+def catalog_group() -> None:
+    """Show or export the catalog (prices, hardware, workload model, sources)."""
+
+
+@catalog_group.command("show")
+@catalog_options
+@output_options
+@_guard
+def catalog_show(catalog_path: str | None, overrides: tuple[str, ...], fmt: str,
+                 output: str | None) -> None:
+    """Every catalog figure with its range, point estimate and source.
+
+    \b
+    Example:
+        placement catalog show --set accelerators.trn2.on_demand_usd_per_chip_hour=0.5
+    """
+    catalog = _catalog(catalog_path, overrides)
+    write_output(render_records(catalog_records(catalog), fmt, f"Catalog {catalog.name}"), output)
+
+
+@catalog_group.command("export")
+@catalog_options
+@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
+              help="Write to this file (atomically) instead of stdout.")
+@_guard
+def catalog_export(catalog_path: str | None, overrides: tuple[str, ...], output: str | None) -> None:
+    """The catalog as YAML (overrides applied); edit it and pass it back with --catalog.
+
+    \b
+    Example:
+        placement catalog export -o my_catalog.yaml
+    """
+    write_output(catalog_to_yaml(_catalog(catalog_path, overrides)), output)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="placement")

@@ -1,0 +1,317 @@
+"""The planning pipeline: read -> estimate -> build -> solve -> extract -> baselines -> plan.
+
+Each stage is a function with typed inputs and outputs; none modifies its input. ``plan()`` runs
+them in order and is what the CLI and notebooks call.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import pandas as pd
+
+from models.catalog import Catalog
+from models.plan import (
+    Assignment,
+    Baselines,
+    CostBreakdown,
+    Migration,
+    OptionEvaluation,
+    Plan,
+    PortedFamily,
+    ReservedPurchase,
+    SolverInfo,
+    Unplaced,
+)
+from optimizer.catalog import load_catalog
+from optimizer.estimates import Estimates, estimate
+from optimizer.explain import why_for
+from optimizer.extract import Solution, extract_solution, greedy_solution
+from optimizer.formulation import (
+    FormulationSettings,
+    build_model,
+    porting_one_off_usd,
+    write_model_file,
+)
+from optimizer.inventory import Inventory, read_inventory
+from optimizer.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+EXIT_UNPLACED = 3
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """How to solve: solver name, time limit (s) and relative MIP gap."""
+
+    solver: str = "highs"
+    time_limit_s: float | None = None
+    gap: float = DEFAULT_GAP
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    """Everything a plan run produced: the plan and the stages behind it."""
+
+    plan: Plan
+    inventory: Inventory
+    catalog: Catalog
+    estimates: Estimates
+    solve: SolveResult
+    solution: Solution | None
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every workload is planned; 3 when some are unplaced or no plan was found."""
+        if self.plan.unplaced or self.plan.status == "infeasible":
+            return EXIT_UNPLACED
+        return EXIT_OK
+
+
+def solve_placement(
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    settings: FormulationSettings | None = None,
+    model_path: str | os.PathLike[str] | None = None,
+) -> tuple[SolveResult, Solution | None]:
+    """Build and solve the MILP over the estimates' options; extract a solution if there is one."""
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
+    if model_path is not None:
+        write_model_file(model, model_path)
+    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
+    return result, extract_solution(model, catalog) if result.has_solution else None
+
+
+def compute_baselines(
+    estimates: Estimates, catalog: Catalog, solver: SolverOptions, objective: float | None
+) -> Baselines:
+    """All work on the baseline option; the optimum without migrating; greedy cheapest options.
+
+    A baseline is None where it is undefined (a placeable workload cannot use the baseline option,
+    or the restricted model is infeasible).
+    """
+    options = estimates.options
+    placeable = options.loc[options["feasible"], "workload"].unique()
+    base = options[
+        options["workload"].isin(placeable)
+        & options["accelerator"].eq(catalog.baseline.accelerator)
+        & options["pricing"].eq(catalog.baseline.pricing)
+    ]
+    all_base = (
+        float(base["monthly_cost_usd"].sum())
+        if base["feasible"].all() and len(base) == len(placeable)
+        else None
+    )
+    adopted = frozenset(
+        name for name, acc in catalog.accelerators.items() if catalog.platforms[acc.platform].adopted
+    )
+    restricted, _ = solve_placement(
+        _only_placeable(estimates), catalog, solver, FormulationSettings(allowed_accelerators=adopted)
+    )
+    all_incumbent = restricted.objective if restricted.has_solution else None
+    greedy = greedy_solution(options, catalog) if len(placeable) else None
+    greedy_usd = sum(greedy.costs.values()) if greedy is not None else 0.0
+
+    def saving(value: float | None) -> float | None:
+        return None if value is None or objective is None else value - objective
+
+    return Baselines(
+        all_h100_on_demand_usd=all_base,
+        all_h100_optimal_usd=all_incumbent,
+        greedy_usd=greedy_usd,
+        savings_vs_all_h100_on_demand_usd=saving(all_base),
+        savings_vs_all_h100_optimal_usd=saving(all_incumbent),
+        savings_vs_greedy_usd=saving(greedy_usd),
+    )
+
+
+def _only_placeable(estimates: Estimates) -> Estimates:
+    """Restricted baselines must still place every placeable workload; drop the unplaceable."""
+    options = estimates.options
+    placeable = options.loc[options["feasible"], "workload"].unique()
+    return Estimates(estimates.workloads, options[options["workload"].isin(placeable)])
+
+
+def assemble_plan(
+    estimates: Estimates,
+    catalog: Catalog,
+    extra_columns: tuple[str, ...],
+    result: SolveResult,
+    solution: Solution | None,
+    baselines: Baselines,
+) -> Plan:
+    """The plan JSON from the stages' outputs (reads solution data only, never the model)."""
+    options = estimates.options
+    workloads = estimates.workloads
+    by_workload = dict(tuple(options.groupby("workload", sort=True)))
+    evaluations = {
+        w: [
+            OptionEvaluation(
+                accelerator=o.accelerator,
+                pricing=o.pricing,
+                feasible=bool(o.feasible),
+                reason=o.reason if isinstance(o.reason, str) else None,
+                chips=int(o.chips),
+                chip_hours=round(float(o.chip_hours), 3),
+                monthly_cost_usd=round(float(o.monthly_cost_usd), 2),
+                ttft_ms=None if pd.isna(o.ttft_ms) else round(float(o.ttft_ms), 2),
+            )
+            for o in group.itertuples()
+        ]
+        for w, group in by_workload.items()
+    }
+    unplaced = []
+    for w, group in by_workload.items():
+        if not group["feasible"].any():
+            reasons = [
+                f"{acc}: {reason}"
+                for acc, reason in group.groupby("accelerator", sort=True)["reason"].first().items()
+            ]
+            unplaced.append(Unplaced(workload_id=str(workloads.at[w, "id"]), reasons=reasons))
+
+    assignments: list[Assignment] = []
+    purchases: list[ReservedPurchase] = []
+    ported: list[PortedFamily] = []
+    migrations: list[Migration] = []
+    costs = {"on_demand_usd": 0.0, "reserved_usd": 0.0,
+             "porting_amortized_usd": 0.0, "migration_amortized_usd": 0.0}
+    if solution is not None:
+        costs = solution.costs
+        months = catalog.economics.amortization_months.value
+        hours = catalog.economics.hours_per_month.value
+        for oid, row in solution.chosen.iterrows():
+            w = int(row["workload"])
+            group = by_workload[w]
+            extra = {c: _plain(workloads.at[w, c]) for c in extra_columns}
+            assignments.append(
+                Assignment(
+                    workload_id=str(row["workload_id"]),
+                    accelerator=str(row["accelerator"]),
+                    pricing=str(row["pricing"]),
+                    chips=int(row["chips"]),
+                    chip_hours=round(float(row["chip_hours"]), 3),
+                    monthly_cost_usd=round(float(row["monthly_cost_usd"]), 2),
+                    why=why_for(
+                        row.rename(oid),
+                        group[group["feasible"]],
+                        solution,
+                        group[~group["feasible"]],
+                    ),
+                    options=evaluations[w],
+                    extra=extra,
+                )
+            )
+        for r in solution.reserved.itertuples():
+            acc = catalog.accelerators[str(r.accelerator)]
+            usable = catalog.pricing_options[str(r.pricing)].usable_fraction
+            capacity = int(r.units) * acc.reservation_unit_chips * hours * (
+                usable.value if usable else 1.0
+            )
+            purchases.append(
+                ReservedPurchase(
+                    accelerator=str(r.accelerator),
+                    pricing=str(r.pricing),
+                    units=int(r.units),
+                    chips_per_unit=acc.reservation_unit_chips,
+                    chips=int(r.units) * acc.reservation_unit_chips,
+                    monthly_cost_usd=round(float(r.monthly_cost_usd), 2),
+                    capacity_chip_hours=round(capacity, 3),
+                    used_chip_hours=round(float(r.used_chip_hours), 3),
+                    utilization=round(float(r.used_chip_hours) / capacity, 4) if capacity else 0.0,
+                )
+            )
+        for p in solution.ported.itertuples():
+            one_off = porting_one_off_usd(catalog, str(p.platform))
+            users = solution.chosen[
+                solution.chosen["family"].eq(p.family)
+                & solution.chosen["platform"].eq(p.platform)
+                & solution.chosen["needs_port"]
+            ]
+            ported.append(
+                PortedFamily(
+                    family=str(p.family),
+                    platform=str(p.platform),
+                    porting_weeks=catalog.platforms[str(p.platform)].porting_weeks_per_family.value,
+                    one_off_usd=round(one_off, 2),
+                    amortized_monthly_usd=round(one_off / months, 2),
+                    workloads=users["workload_id"].astype(str).tolist(),
+                )
+            )
+        for platform in solution.adopted:
+            spec = catalog.platforms[platform]
+            migrations.append(
+                Migration(
+                    platform=platform,
+                    one_off_usd=spec.migration_one_off_usd.value,
+                    amortized_monthly_usd=round(spec.migration_one_off_usd.value / months, 2),
+                    lead_weeks=spec.migration_lead_weeks.value,
+                )
+            )
+
+    status = {
+        SolveStatus.OPTIMAL: "optimal",
+        SolveStatus.FEASIBLE: "feasible",
+    }.get(result.status, "infeasible")
+    return Plan(
+        status=status,  # type: ignore[arg-type]
+        objective_monthly_usd=None if solution is None else round(sum(costs.values()), 2),
+        cost_breakdown=CostBreakdown(**{k: round(v, 2) for k, v in costs.items()}),
+        assignments=assignments,
+        unplaced=unplaced,
+        reserved_purchases=purchases,
+        ported_families=ported,
+        migrations=migrations,
+        baselines=baselines,
+        solver=SolverInfo(
+            name=result.solver,
+            time_s=round(result.time_s, 3),
+            gap=result.gap,
+            termination=result.termination,
+        ),
+        message=_message(result),
+    )
+
+
+def _message(result: SolveResult) -> str:
+    if result.status is SolveStatus.INFEASIBLE:
+        return "no plan satisfies every constraint (check pins and the porting capacity cap)"
+    if result.status is SolveStatus.NO_SOLUTION:
+        return "the solver stopped (time limit) before finding any plan; raise --time-limit"
+    if result.status is SolveStatus.ERROR:
+        return f"the solver failed: {result.termination}"
+    return ""
+
+
+def _plain(value: object) -> object:
+    """Extra inventory values as JSON-friendly Python scalars (NaN becomes None)."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    if hasattr(value, "item"):
+        return value.item()  # numpy scalar
+    return value
+
+
+def plan(
+    inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
+    catalog: Catalog | None = None,
+    solver: SolverOptions | None = None,
+    model_path: str | os.PathLike[str] | None = None,
+) -> PlanResult:
+    """Plan an inventory (a path, a DataFrame or a read ``Inventory``) against a catalog.
+
+    ``model_path``, if given, receives the MILP as an LP or MPS file (by its extension).
+    """
+    catalog = catalog or load_catalog()
+    solver = solver or SolverOptions()
+    if not isinstance(inventory, Inventory):
+        inventory = read_inventory(inventory, accelerator_names=list(catalog.accelerators))
+    estimates = estimate(inventory.workloads, catalog)
+    result, solution = solve_placement(estimates, catalog, solver, model_path=model_path)
+    baselines = compute_baselines(estimates, catalog, solver, result.objective)
+    plan_ = assemble_plan(estimates, catalog, inventory.extra_columns, result, solution, baselines)
+    return PlanResult(plan_, inventory, catalog, estimates, result, solution)

@@ -1,0 +1,135 @@
+"""Run a solver on the model and map every outcome to a typed result.
+
+HiGHS (through highspy) is the default; CBC (bundled with PuLP 3.x) is the alternative. The
+relative MIP gap is always set explicitly: the solvers' defaults differ (HiGHS 1e-4, CBC 0).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+
+import pulp
+
+from optimizer.errors import PlacementInputError
+from optimizer.formulation import PlacementModel
+
+SOLVERS = ("highs", "cbc")
+DEFAULT_GAP = 1e-4
+
+
+class SolveStatus(str, Enum):
+    """What the solver achieved, whatever the solver."""
+
+    OPTIMAL = "optimal"  # proven optimal within the gap
+    FEASIBLE = "feasible"  # a solution, but stopped (time limit) before proving the gap
+    INFEASIBLE = "infeasible"  # no assignment satisfies the constraints
+    NO_SOLUTION = "no_solution"  # stopped before finding any solution
+    ERROR = "error"  # the solver failed or the model is unbounded (a modelling bug)
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """The solver's outcome: status, objective (if a solution exists), time and gap."""
+
+    status: SolveStatus
+    solver: str
+    time_s: float
+    objective: float | None
+    gap: float | None
+    termination: str
+
+    @property
+    def has_solution(self) -> bool:
+        return self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+
+
+def make_solver(solver: str, time_limit: float | None, gap: float, msg: bool = False) -> pulp.LpSolver:
+    """A configured PuLP solver; unknown names are a usage error."""
+    if solver == "highs":
+        return pulp.HiGHS(msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
+    if solver == "cbc":
+        return pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit, gapRel=gap)
+    raise PlacementInputError(
+        [f"--solver {solver!r}: expected one of {', '.join(SOLVERS)}"], title="invalid option"
+    )
+
+
+def solve_model(
+    model: PlacementModel,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    gap: float = DEFAULT_GAP,
+    msg: bool = False,
+) -> SolveResult:
+    """Solve in place (PuLP stores values on the variables) and classify the outcome."""
+    engine = make_solver(solver, time_limit, gap, msg)
+    started = time.perf_counter()
+    if not model.problem.variables():
+        return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, 0.0, 0.0, "empty model")
+    with _stdout_to(sys.stderr.fileno() if msg else None):
+        model.problem.solve(engine)
+    elapsed = time.perf_counter() - started
+    sol_status = model.problem.sol_status
+    status_text = pulp.LpStatus.get(model.problem.status, str(model.problem.status))
+    if sol_status == pulp.LpSolutionOptimal:
+        status = SolveStatus.OPTIMAL
+    elif sol_status == pulp.LpSolutionIntegerFeasible:
+        status = SolveStatus.FEASIBLE
+    elif sol_status == pulp.LpSolutionInfeasible:
+        status = SolveStatus.INFEASIBLE
+    elif sol_status == pulp.LpSolutionNoSolutionFound:
+        status = SolveStatus.NO_SOLUTION
+    else:
+        status = SolveStatus.ERROR
+    objective = pulp.value(model.problem.objective) if status in (
+        SolveStatus.OPTIMAL, SolveStatus.FEASIBLE
+    ) else None
+    return SolveResult(
+        status=status,
+        solver=solver,
+        time_s=elapsed,
+        objective=None if objective is None else float(objective),
+        gap=_gap(model, solver, status, gap),
+        termination=f"{status_text} ({pulp.LpSolution.get(sol_status, sol_status)})",
+    )
+
+
+def _gap(model: PlacementModel, solver: str, status: SolveStatus, gap: float) -> float | None:
+    """The proven relative gap: HiGHS reports it; CBC's is bounded by the gap we asked for."""
+    if status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
+        return None
+    if solver == "highs":
+        highs = getattr(model.problem, "solverModel", None)
+        if highs is not None:
+            info = highs.getInfo()
+            if info.mip_node_count < 0:  # pure LP: no MIP gap
+                return 0.0
+            value = float(info.mip_gap)
+            return value if value < float("inf") else None
+    return gap if status is SolveStatus.OPTIMAL else None
+
+
+@contextlib.contextmanager
+def _stdout_to(fd: int | None) -> Iterator[None]:
+    """Send C-level stdout elsewhere while the solver runs.
+
+    HiGHS prints a banner on stdout when constructed, whatever its options; stdout carries
+    JSON and CSV output, so solver chatter goes to stderr (``msg``) or nowhere.
+    """
+    sys.stdout.flush()
+    saved = os.dup(1)
+    target = os.open(os.devnull, os.O_WRONLY) if fd is None else os.dup(fd)
+    try:
+        os.dup2(target, 1)
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(target)
