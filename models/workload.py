@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection
 from numbers import Real
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeGuard, get_args
 
 from pydantic import (
     BaseModel,
@@ -51,6 +51,12 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "pinned_accelerator",
 )
 KNOWN_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
+NUMBER_COLUMNS: tuple[str, ...] = (
+    "params_b",
+    *VOLUME_COLUMNS,
+    "ttft_slo_ms",
+    "needed_in_weeks",
+)
 
 INVALID_VALUE = "invalid_inventory_value"
 """Error type of every rule below; its message completes the sentence "expected ..."."""
@@ -90,11 +96,11 @@ def _invalid(expected: str) -> PydanticCustomError:
 
 def is_blank(value: object) -> bool:
     """Empty cells (``""``, whitespace, NaN, None) mean "not given" in every file format."""
-    if value is None:
-        return True
+    if isinstance(value, str):
+        return not value.strip()
     if isinstance(value, float):
         return math.isnan(value)
-    return isinstance(value, str) and not value.strip()
+    return value is None
 
 
 def id_text(value: object) -> str | None:
@@ -103,14 +109,12 @@ def id_text(value: object) -> str | None:
     Spreadsheets and JSON turn ids like ``42`` into numbers; they mean the text ``"42"``, not
     ``"42.0"``. The reader's duplicate check uses this too, so both agree on what an id is.
     """
-    if is_blank(value) or isinstance(value, bool):
-        return None
+    if isinstance(value, str):
+        return value.strip() or None
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    if isinstance(value, Real):
+    if _is_number(value) and not is_blank(value):
         return str(value)
-    if isinstance(value, str):
-        return value.strip()
     return None
 
 
@@ -153,6 +157,15 @@ def _name(field: str, *, required: bool) -> Callable[[Any], Any]:
     return parse
 
 
+def _is_number(value: object) -> TypeGuard[Real]:
+    """Python and NumPy numbers, not booleans (``True`` is not a size, even where YAML says so)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int | float):
+        return True  # the common case, without the slower abstract-class check below
+    return isinstance(value, Real)
+
+
 def _float_or_nan(text: str) -> float:
     try:
         return float(text.strip())
@@ -173,10 +186,10 @@ def _number(field: str, *, above: float, inclusive: bool, required: bool) -> Cal
                 raise _invalid(EXPECTED[field])
             return None
         number = math.nan
-        if isinstance(value, Real) and not isinstance(value, bool):
-            number = float(value)
-        elif isinstance(value, str):
+        if isinstance(value, str):
             number = _float_or_nan(value)
+        elif _is_number(value):
+            number = float(value)
         if math.isfinite(number) and (number >= above if inclusive else number > above):
             return number
         raise _invalid(EXPECTED[field])
@@ -206,7 +219,7 @@ def _bool(value: object) -> bool:
         return False
     if isinstance(value, bool):
         return value
-    if isinstance(value, Real) and value in (0, 1):
+    if _is_number(value) and value in (0, 1):
         return bool(value)
     if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
         return value.strip().lower() in _TRUE_WORDS

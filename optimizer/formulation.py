@@ -56,8 +56,8 @@ def add_assignment_variables(model: PlacementModel, workload_names: list[str]) -
     for oid, w, acc, pricing in zip(
         opts.index, opts["workload"], opts["accelerator"], opts["pricing"], strict=True
     ):
-        model.assign[oid] = pulp.LpVariable(
-            name("assign", workload_names[w], acc, pricing), cat=pulp.LpBinary
+        model.assign[oid] = model.problem.add_variable(
+            name("assign", workload_names[w], acc, pricing), 0, 1, cat=pulp.LpBinary
         )
 
 
@@ -84,7 +84,7 @@ def add_reserved_capacity_constraints(model: PlacementModel, catalog: Catalog) -
     opts = model.options[model.options["pricing_kind"].eq("reserved")]
     hours = catalog.economics.hours_per_month.value
     for (acc, pricing), group in opts.groupby(["accelerator", "pricing"], sort=True).groups.items():
-        units = pulp.LpVariable(
+        units = model.problem.add_variable(
             name("reserved_units", str(acc), str(pricing)), lowBound=0, cat=pulp.LpInteger
         )
         model.reserved_units[(str(acc), str(pricing))] = units
@@ -109,7 +109,7 @@ def add_porting_link_constraints(model: PlacementModel, workload_names: list[str
         family = str(opts.at[group[0], "family"])
         key = (family, str(platform))
         if key not in model.port:
-            model.port[key] = pulp.LpVariable(name("port", *key), cat=pulp.LpBinary)
+            model.port[key] = model.problem.add_variable(name("port", *key), 0, 1, pulp.LpBinary)
         expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
         expr.addInPlace(model.port[key], -1.0)
         model.problem.addConstraint(
@@ -129,7 +129,9 @@ def add_migration_link_constraints(model: PlacementModel, workload_names: list[s
     """
     migrating = model.options[model.options["needs_migration"]]
     for platform in sorted(migrating["platform"].unique()):
-        model.adopt[str(platform)] = pulp.LpVariable(name("adopt", str(platform)), cat=pulp.LpBinary)
+        model.adopt[str(platform)] = model.problem.add_variable(
+            name("adopt", str(platform)), 0, 1, pulp.LpBinary
+        )
     for (family, platform), port in model.port.items():
         if platform in model.adopt:
             model.problem.addConstraint(

@@ -15,9 +15,11 @@ import json
 import os
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import yaml
 from pydantic import TypeAdapter, ValidationError
@@ -28,6 +30,7 @@ from models.workload import (
     FEATURES,
     INVALID_VALUE,
     KNOWN_COLUMNS,
+    NUMBER_COLUMNS,
     REQUIRED_COLUMNS,
     VOLUME_COLUMNS,
     Workload,
@@ -58,8 +61,13 @@ _WORKLOADS = TypeAdapter(list[Workload])
 
 
 def _location(file: str, row: int | None, line: int | None) -> str:
-    """``row 5 (line 6)``: the data row, and where an editor shows it when the format has lines."""
+    """``row 5 (line 6)``: the data row, and where an editor shows it when the format has lines.
+
+    Without a known ``line``, the header is taken to be the first line, so the line is row + 1.
+    """
     label = _LINE_LABELS.get(Path(file).suffix.lower())
+    if line is None and row is not None:
+        line = row + 1
     native = f"{label} {line}" if label and line is not None else ""
     if row is None:
         return native
@@ -293,8 +301,11 @@ _READERS = {
 # --- validation: one function for every format ---
 
 
-def _blank_mask(column: pd.Series) -> list[bool]:
-    return [is_blank(value) for value in column.astype(object).where(column.notna(), None)]
+def _blank_mask(column: pd.Series) -> np.ndarray:
+    """Which cells are empty: missing of any kind (NaN, NA, NaT, None) or only whitespace."""
+    missing = column.isna().to_numpy(dtype=bool)
+    text = [value if isinstance(value, str) else "x" for value in column.tolist()]
+    return missing | (np.char.str_len(np.char.strip(np.array(text, dtype=str))) == 0)
 
 
 def _cells(column: pd.Series, keep: list[int]) -> list[Any]:
@@ -366,7 +377,8 @@ def _validate(table: _Table, accelerator_names: Collection[str] | None) -> Inven
     columns, problems = _match_columns(table)
 
     # A row with nothing in any cell is a spacer: skipped, but still counted in row numbers.
-    keep = [i for i in range(table.length) if not all(mask[i] for mask in blank)]
+    spacer = np.logical_and.reduce(blank) if blank else np.ones(table.length, dtype=bool)
+    keep = np.flatnonzero(~spacer).tolist()
     if not keep:
         problems.append(
             InputProblem(source, None, None, None, "at least one workload row (the file has none)")
@@ -388,10 +400,11 @@ def _validate(table: _Table, accelerator_names: Collection[str] | None) -> Inven
                 cell_problem(index, None, value, f"cells only under named columns ({where})")
 
     cells = {field: _cells(table.columns[i], keep) for field, i in columns.known.items()}
-    records: list[dict[str, Any]] = [{} for _ in keep]
-    for field, values in cells.items():
-        for record, value in zip(records, values, strict=True):
-            record[field] = value
+    records = [
+        dict(zip(cells, values, strict=True)) for values in zip(*cells.values(), strict=True)
+    ]
+    if not cells:
+        records = [{} for _ in keep]
 
     # Duplicate ids, judged on the id text even where other cells of the row are invalid.
     first_use: dict[str, int] = {}
@@ -400,7 +413,7 @@ def _validate(table: _Table, accelerator_names: Collection[str] | None) -> Inven
         if text and text in first_use:
             first = first_use[text]
             where = _location(source, first + 1, line_of(first))
-            cell_problem(index, "id", raw, f"a unique id ({where} already uses it)")
+            cell_problem(index, "id", raw, f"a unique id; {where} already uses it")
         elif text:
             first_use[text] = index
 
@@ -431,33 +444,17 @@ def _frame(
     workloads: list[Workload], table: _Table, keep: list[int], extras: dict[str, int]
 ) -> pd.DataFrame:
     """The normalized frame, built column by column from the validated models (no row loops)."""
-
-    def floats(field: str) -> pd.Series:
-        return pd.Series([getattr(w, field) for w in workloads], dtype="float64")
-
-    def texts(field: str) -> pd.Series:
-        return pd.Series([getattr(w, field) for w in workloads], dtype="str")
-
-    def optional_texts(field: str) -> pd.Series:
-        return pd.Series([getattr(w, field) for w in workloads], dtype=object)
-
-    columns: dict[str, pd.Series] = {
-        "id": texts("id"),
-        "kind": texts("kind"),
-        "model_family": texts("model_family"),
-        "params_b": floats("params_b"),
-        "precision": texts("precision"),
-        "monthly_tokens_b": floats("monthly_tokens_b"),
-        "h100_gpu_hours": floats("h100_gpu_hours"),
-        "serving": optional_texts("serving"),
-        "ttft_slo_ms": floats("ttft_slo_ms"),
-        "features": pd.Series([";".join(w.features) for w in workloads], dtype="str"),
-        "needed_in_weeks": floats("needed_in_weeks"),
-        "neuron_ready": pd.Series([w.neuron_ready for w in workloads], dtype=bool),
-        "pinned_accelerator": optional_texts("pinned_accelerator"),
+    rows = map(attrgetter(*KNOWN_COLUMNS), workloads)
+    fields = dict(zip(KNOWN_COLUMNS, zip(*rows, strict=True), strict=True))
+    dtypes: dict[str, Any] = {field: "float64" for field in NUMBER_COLUMNS}
+    dtypes.update(serving=object, pinned_accelerator=object, neuron_ready=bool)
+    columns = {
+        field: pd.Series(fields[field], dtype=dtypes.get(field, "str")) for field in KNOWN_COLUMNS
     }
+    features = fields["features"]
+    columns["features"] = pd.Series([";".join(names) for names in features], dtype="str")
     for feature, column in zip(FEATURES, FEATURE_COLUMNS, strict=True):
-        columns[column] = pd.Series([feature in w.features for w in workloads], dtype=bool)
+        columns[column] = pd.Series([feature in names for names in features], dtype=bool)
     for name, position in extras.items():
         columns[name] = table.columns[position].iloc[keep].reset_index(drop=True)
     return pd.DataFrame(columns)
@@ -484,8 +481,8 @@ def read_inventory(
     if reader is None:
         raise _fail(label, "a file ending in one of: " + ", ".join(SUFFIXES), path.suffix or None)
     if not path.is_file():
-        what = "a directory" if path.is_dir() else "no such file"
-        raise _fail(label, f"an existing inventory file (this is {what})")
+        what = "a file, not a directory" if path.is_dir() else "an existing file (none found)"
+        raise _fail(label, what)
     try:
         if path.stat().st_size == 0:
             raise _fail(label, "a header row and at least one workload row (the file is empty)")

@@ -10,6 +10,7 @@ import contextlib
 import os
 import sys
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -54,7 +55,10 @@ def make_solver(solver: str, time_limit: float | None, gap: float, msg: bool = F
     if solver == "highs":
         return pulp.HiGHS(msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
     if solver == "cbc":
-        return pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit, gapRel=gap)
+        # PuLP 3.3 (pinned) still bundles CBC; 4.0 will drop PULP_CBC_CMD and warn about it.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit, gapRel=gap)
     raise PlacementInputError(
         [f"--solver {solver!r}: expected one of {', '.join(SOLVERS)}"], title="invalid option"
     )

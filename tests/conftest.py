@@ -1,0 +1,111 @@
+"""Shared fixtures: a hand-solvable catalog with round numbers, and inventory builders."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import pandas as pd
+import pytest
+import yaml
+
+from models.catalog import Catalog
+from optimizer.catalog import default_catalog_text
+from optimizer.checks import check_plan
+from optimizer.inventory import read_inventory
+from optimizer.pipeline import PlanResult, SolverOptions, plan
+
+EXACT = SolverOptions(solver="highs", gap=0.0)
+
+
+def default_catalog_dict() -> dict[str, Any]:
+    return yaml.safe_load(default_catalog_text())
+
+
+def _fix(node: dict[str, Any], value: float) -> None:
+    node.update(low=value, high=value, point=value)
+
+
+def simple_catalog_dict() -> dict[str, Any]:
+    """Round numbers so optima can be computed by hand.
+
+    100 h/month, 1-month amortization; H100 $2/chip-h, reserved unit 1 chip; Trainium2 $1/chip-h,
+    4-chip units, same speed as H100; reserved 50% off, fully usable; no memory overheads; porting
+    2 weeks x $100; neuron migration $500 with 10 weeks lead; support lag 4 weeks.
+    """
+    data = default_catalog_dict()
+    econ = data["economics"]
+    econ["hours_per_month"]["value"] = 100
+    econ["amortization_months"]["value"] = 1
+    _fix(econ["porting_engineer_usd_per_week"], 100)
+    mem = data["memory"]
+    _fix(mem["inference_overhead_fraction"], 0)
+    _fix(mem["training_activation_overhead_fraction"], 0)
+    _fix(mem["usable_memory_fraction"], 1)
+    res = data["pricing_options"]["reserved_1yr"]
+    _fix(res["discount_vs_on_demand"], 0.5)
+    _fix(res["usable_fraction"], 1)
+    h100 = data["accelerators"]["h100"]
+    _fix(h100["on_demand_usd_per_chip_hour"], 2)
+    h100["reservation_unit_chips"] = 1
+    trn2 = data["accelerators"]["trn2"]
+    _fix(trn2["on_demand_usd_per_chip_hour"], 1)
+    for curve in trn2["training_throughput_vs_reference"].values():
+        for anchor in curve:
+            _fix(anchor["figure"], 1)
+    _fix(trn2["inference_throughput_vs_reference"], 1)
+    _fix(trn2["inference_serving_efficiency"], 1)
+    neuron = data["platforms"]["neuron"]
+    _fix(neuron["porting_weeks_per_family"], 2)
+    _fix(neuron["support_lag_weeks"], 4)
+    _fix(neuron["migration_one_off_usd"], 500)
+    _fix(neuron["migration_lead_weeks"], 10)
+    return data
+
+
+def make_catalog(data: dict[str, Any], edit: Callable[[dict[str, Any]], None] | None = None) -> Catalog:
+    data = copy.deepcopy(data)
+    if edit is not None:
+        edit(data)
+    return Catalog.model_validate(data)
+
+
+@pytest.fixture
+def simple_catalog() -> Catalog:
+    return make_catalog(simple_catalog_dict())
+
+
+def workload(id: str, **fields: Any) -> dict[str, Any]:
+    """A training workload of 1B llama with 100 H100 GPU-hours unless told otherwise."""
+    row: dict[str, Any] = {"id": id, "kind": "training", "model_family": "llama", "params_b": 1,
+                           "h100_gpu_hours": 100}
+    row.update(fields)
+    if "monthly_tokens_b" in fields and "h100_gpu_hours" not in fields:
+        row.pop("h100_gpu_hours")
+    return row
+
+
+def frame(rows: Iterable[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(list(rows))
+
+
+def run_plan(rows: Iterable[dict[str, Any]], catalog: Catalog, solver: SolverOptions = EXACT) -> PlanResult:
+    """Plan, then re-check every constraint from the plan alone and the total vs the objective."""
+    result = plan(read_inventory(frame(rows), list(catalog.accelerators)), catalog, solver)
+    assert_consistent(result)
+    return result
+
+
+def assert_consistent(result: PlanResult) -> None:
+    problems = check_plan(result.plan, result.inventory.workloads, result.catalog)
+    assert problems == []
+    p = result.plan
+    if p.objective_monthly_usd is not None:
+        assert result.solve.objective is not None
+        assert p.objective_monthly_usd == pytest.approx(result.solve.objective, abs=0.01)
+        assert p.objective_monthly_usd == pytest.approx(p.cost_breakdown.total_usd, abs=0.01)
+
+
+def placement_of(result: PlanResult) -> dict[str, tuple[str, str]]:
+    return {a.workload_id: (a.accelerator, a.pricing) for a in result.plan.assignments}
