@@ -82,7 +82,10 @@ class GraphCaching(_Strict):
 
 
 class Platform(_Strict):
-    """A software platform (CUDA, Neuron): porting is per (family, platform), migration per platform."""
+    """A software platform (CUDA, Neuron).
+
+    Porting is per (family, platform); the migration programme is per platform.
+    """
 
     adopted: bool
     porting_required: bool
@@ -177,7 +180,6 @@ class Economics(_Strict):
     """Time conversions and the prices of engineering time."""
 
     hours_per_month: Fixed
-    weeks_per_month: Fixed
     amortization_months: Fixed
     porting_engineer_usd_per_week: Range
     porting_capacity_weeks_per_cycle: float | None = None
@@ -210,9 +212,13 @@ class Catalog(_Strict):
     def _references(self) -> Catalog:
         problems: list[str] = []
         if self.reference_accelerator not in self.accelerators:
-            problems.append(f"reference_accelerator {self.reference_accelerator!r} is not an accelerator")
+            problems.append(
+                f"reference_accelerator {self.reference_accelerator!r} is not an accelerator"
+            )
         if self.baseline.accelerator not in self.accelerators:
-            problems.append(f"baseline.accelerator {self.baseline.accelerator!r} is not an accelerator")
+            problems.append(
+                f"baseline.accelerator {self.baseline.accelerator!r} is not an accelerator"
+            )
         if self.baseline.pricing not in self.pricing_options:
             problems.append(f"baseline.pricing {self.baseline.pricing!r} is not a pricing option")
         for name, acc in self.accelerators.items():
@@ -220,7 +226,9 @@ class Catalog(_Strict):
                 problems.append(f"accelerators.{name}.platform {acc.platform!r} is not a platform")
             for option in acc.pricing or []:
                 if option not in self.pricing_options:
-                    problems.append(f"accelerators.{name}.pricing {option!r} is not a pricing option")
+                    problems.append(
+                        f"accelerators.{name}.pricing {option!r} is not a pricing option"
+                    )
         for name, fam in self.families.items():
             for platform in fam.support:
                 if platform not in self.platforms:

@@ -237,12 +237,10 @@ def _combination_errors(data: dict[str, Any]) -> list[InitErrorDetails]:
     def add(field: str, expected: str) -> None:
         errors.append({"type": _invalid(expected), "loc": (field,), "input": data.get(field)})
 
-    has_tokens, has_hours = (not is_blank(data.get(field)) for field in VOLUME_COLUMNS)
+    has_tokens = not is_blank(data.get("monthly_tokens_b"))
+    has_hours = not is_blank(data.get("h100_gpu_hours"))
     if has_tokens and has_hours:
-        add(
-            "h100_gpu_hours",
-            "empty when monthly_tokens_b is given (give exactly one of the two)",
-        )
+        add("h100_gpu_hours", "empty when monthly_tokens_b is given (give exactly one of the two)")
     elif not has_tokens and not has_hours:
         add(
             "monthly_tokens_b",
@@ -357,8 +355,3 @@ class Workload(BaseModel):
             [_as_init_details(error) for error in field_errors]
             + [error for error in combinations if error["loc"] not in failed],
         )
-
-    @property
-    def effective_serving(self) -> str | None:
-        """``serving`` itself (kept for callers of the first draft, where it could be None)."""
-        return self.serving

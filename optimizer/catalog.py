@@ -103,11 +103,18 @@ def _set_path(data: dict[str, Any], path: str, value: Any) -> str | None:
     if isinstance(current, dict) and RANGE_KEYS & current.keys() and not isinstance(value, dict):
         # A single number for a range: the figure becomes certain at that value.
         source = current.get("source", "")
-        node[last] = {"low": value, "high": value, "point": value,
-                      "source": f"{source} [set to {value} by override]"}
+        node[last] = {
+            "low": value,
+            "high": value,
+            "point": value,
+            "source": f"{source} [set to {value} by override]",
+        }
     elif isinstance(current, dict) and "value" in current and not isinstance(value, dict):
-        node[last] = {**current, "value": value,
-                      "source": f"{current.get('source', '')} [set to {value} by override]"}
+        node[last] = {
+            **current,
+            "value": value,
+            "source": f"{current.get('source', '')} [set to {value} by override]",
+        }
     elif isinstance(current, dict) and RANGE_KEYS & current.keys() and last in RANGE_KEYS:
         node[last] = value
     else:
@@ -163,8 +170,15 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
     def walk(node: Any, path: str) -> None:
         if isinstance(node, dict) and "source" in node and ("point" in node or "value" in node):
             point = node.get("point", node.get("value"))
-            records.append({"path": path, "low": node.get("low", point), "point": point,
-                            "high": node.get("high", point), "source": node["source"]})
+            records.append(
+                {
+                    "path": path,
+                    "low": node.get("low", point),
+                    "point": point,
+                    "high": node.get("high", point),
+                    "source": node["source"],
+                }
+            )
             return
         if isinstance(node, dict) and "params_b" in node and "figure" in node:
             walk(node["figure"], f"{path}@{node['params_b']:g}B")

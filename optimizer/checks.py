@@ -45,7 +45,8 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         acc = catalog.accelerators[a.accelerator]
         platform = catalog.platforms[acc.platform]
         option = next(
-            (o for o in a.options if o.accelerator == a.accelerator and o.pricing == a.pricing), None
+            (o for o in a.options if o.accelerator == a.accelerator and o.pricing == a.pricing),
+            None,
         )
         where = f"{a.workload_id} on {a.accelerator} {a.pricing}"
         if option is None or not option.feasible:
@@ -53,21 +54,25 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         # Memory fit, recomputed from the catalog's memory model.
         b = mem.bytes_per_param[str(w["precision"])]
         if w["kind"] == "training":
-            need = w["params_b"] * (2 * b + mem.training_optimizer_bytes_per_param.value) * (
-                1 + mem.training_activation_overhead_fraction.value
+            need = (
+                w["params_b"]
+                * (2 * b + mem.training_optimizer_bytes_per_param.value)
+                * (1 + mem.training_activation_overhead_fraction.value)
             )
         else:
             need = w["params_b"] * b * (1 + mem.inference_overhead_fraction.value)
         have = a.chips * acc.memory_gb_per_chip.value * mem.usable_memory_fraction.value
         if have + 1e-6 < need:
-            problems.append(f"memory fit: {where}: {a.chips} chips hold {have:.0f} GB < {need:.0f} GB")
+            problems.append(
+                f"memory fit: {where}: {a.chips} chips hold {have:.0f} GB < {need:.0f} GB"
+            )
         if a.chips % acc.deployment_unit_chips:
             problems.append(f"memory fit: {where}: {a.chips} chips is not whole deployment units")
         # Latency.
         slo = w["ttft_slo_ms"]
-        if w["kind"] == "inference" and not pd.isna(slo):
-            if option is None or option.ttft_ms is None or option.ttft_ms > slo + 1e-6:
-                problems.append(f"latency: {where}: TTFT above the {slo} ms SLO")
+        slo_set = w["kind"] == "inference" and not pd.isna(slo)
+        if slo_set and (option is None or option.ttft_ms is None or option.ttft_ms > slo + 1e-6):
+            problems.append(f"latency: {where}: TTFT above the {slo} ms SLO")
         # Features.
         for feature in str(w["features"]).split(";") if w["features"] else []:
             rule = platform.features.get(feature)
@@ -109,9 +114,15 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         r = bought.get(key)
         usable = catalog.pricing_options[key[1]].usable_fraction
         frac = usable.value if usable else 1.0
-        capacity = 0.0 if r is None else r.units * catalog.accelerators[key[0]].reservation_unit_chips * hours * frac
+        capacity = (
+            0.0
+            if r is None
+            else r.units * catalog.accelerators[key[0]].reservation_unit_chips * hours * frac
+        )
         if used > capacity + 1e-3 + 1e-9 * used:
-            problems.append(f"reserved capacity: {key}: {used:.1f} chip-hours > capacity {capacity:.1f}")
+            problems.append(
+                f"reserved capacity: {key}: {used:.1f} chip-hours > capacity {capacity:.1f}"
+            )
 
     # Porting capacity.
     cap = catalog.economics.porting_capacity_weeks_per_cycle

@@ -41,10 +41,20 @@ def write_output(text: str, output: str | None) -> None:
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """``--format`` and ``--output``, shared by every command that prints results."""
 
-    @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table",
-                  show_default=True, help="Output format.")
-    @click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-                  help="Write to this file (atomically) instead of stdout.")
+    @click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
+        help="Output format.",
+    )
+    @click.option(
+        "--output",
+        "-o",
+        type=click.Path(dir_okay=False, writable=True),
+        help="Write to this file (atomically) instead of stdout.",
+    )
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return func(*args, **kwargs)
@@ -55,10 +65,19 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
 def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
     """``--catalog FILE`` and repeatable ``--set dotted.path=value``."""
 
-    @click.option("--catalog", "catalog_path", type=click.Path(dir_okay=False),
-                  help="Catalog YAML to use instead of the packaged default.")
-    @click.option("--set", "overrides", multiple=True, metavar="PATH=VALUE",
-                  help="Override one catalog value, e.g. accelerators.h100.on_demand_usd_per_chip_hour=3.2.")
+    @click.option(
+        "--catalog",
+        "catalog_path",
+        type=click.Path(dir_okay=False),
+        help="Catalog YAML to use instead of the packaged default.",
+    )
+    @click.option(
+        "--set",
+        "overrides",
+        multiple=True,
+        metavar="PATH=VALUE",
+        help="Override one catalog value, e.g. accelerators.h100.on_demand_usd_per_chip_hour=3.2.",
+    )
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return func(*args, **kwargs)
@@ -97,19 +116,44 @@ def cli() -> None:
 @cli.command("plan")
 @click.argument("inventory", type=click.Path(dir_okay=False))
 @catalog_options
-@click.option("--solver", type=click.Choice(SOLVERS), default="highs", show_default=True,
-              help="MILP solver: HiGHS (highspy) or CBC (bundled with PuLP).")
-@click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
-              help="Stop the solver after this many seconds (status 'feasible' if not proven).")
-@click.option("--gap", type=click.FloatRange(min=0, max=1), default=DEFAULT_GAP,
-              show_default=True, help="Relative MIP gap at which the solver may stop.")
-@click.option("--write-model", type=click.Path(dir_okay=False),
-              help="Also write the MILP to this file (.lp or .mps).")
+@click.option(
+    "--solver",
+    type=click.Choice(SOLVERS),
+    default="highs",
+    show_default=True,
+    help="MILP solver: HiGHS (highspy) or CBC (bundled with PuLP).",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Stop the solver after this many seconds (status 'feasible' if not proven).",
+)
+@click.option(
+    "--gap",
+    type=click.FloatRange(min=0, max=1),
+    default=DEFAULT_GAP,
+    show_default=True,
+    help="Relative MIP gap at which the solver may stop.",
+)
+@click.option(
+    "--write-model",
+    type=click.Path(dir_okay=False),
+    help="Also write the MILP to this file (.lp or .mps).",
+)
 @output_options
 @_guard
-def plan_command(inventory: str, catalog_path: str | None, overrides: tuple[str, ...],
-                 solver: str, time_limit: float | None, gap: float, write_model: str | None,
-                 fmt: str, output: str | None) -> None:
+def plan_command(
+    inventory: str,
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    solver: str,
+    time_limit: float | None,
+    gap: float,
+    write_model: str | None,
+    fmt: str,
+    output: str | None,
+) -> None:
     """The cost-optimal plan for an inventory.
 
     \b
@@ -121,8 +165,9 @@ def plan_command(inventory: str, catalog_path: str | None, overrides: tuple[str,
     anywhere (listed with reasons; the rest is planned) or no plan exists.
     """
     catalog = _catalog(catalog_path, overrides)
-    result = plan(inventory, catalog, SolverOptions(solver, time_limit, gap),
-                  model_path=write_model)
+    result = plan(
+        inventory, catalog, SolverOptions(solver, time_limit, gap), model_path=write_model
+    )
     write_output(render_plan(result.plan, fmt), output)
     sys.exit(result.exit_code)
 
@@ -132,8 +177,13 @@ def plan_command(inventory: str, catalog_path: str | None, overrides: tuple[str,
 @catalog_options
 @output_options
 @_guard
-def validate_command(inventory: str, catalog_path: str | None, overrides: tuple[str, ...],
-                     fmt: str, output: str | None) -> None:
+def validate_command(
+    inventory: str,
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+) -> None:
     """Check an inventory and report every problem at once (exit 2 if any).
 
     \b
@@ -144,13 +194,17 @@ def validate_command(inventory: str, catalog_path: str | None, overrides: tuple[
     inv = read_inventory(inventory, accelerator_names=list(catalog.accelerators))
     frame = inv.workloads
     records = [
-        {"workloads": len(frame),
-         "training": int(frame["kind"].eq("training").sum()),
-         "inference": int(frame["kind"].eq("inference").sum()),
-         "families": ", ".join(sorted(frame["model_family"].unique())),
-         "unknown_families": ", ".join(sorted(set(frame["model_family"]) - set(catalog.families))),
-         "extra_columns": ", ".join(inv.extra_columns),
-         "status": "valid"}
+        {
+            "workloads": len(frame),
+            "training": int(frame["kind"].eq("training").sum()),
+            "inference": int(frame["kind"].eq("inference").sum()),
+            "families": ", ".join(sorted(frame["model_family"].unique())),
+            "unknown_families": ", ".join(
+                sorted(set(frame["model_family"]) - set(catalog.families))
+            ),
+            "extra_columns": ", ".join(inv.extra_columns),
+            "status": "valid",
+        }
     ]
     write_output(render_records(records, fmt, f"{inventory}: valid"), output)
 
@@ -164,8 +218,9 @@ def catalog_group() -> None:
 @catalog_options
 @output_options
 @_guard
-def catalog_show(catalog_path: str | None, overrides: tuple[str, ...], fmt: str,
-                 output: str | None) -> None:
+def catalog_show(
+    catalog_path: str | None, overrides: tuple[str, ...], fmt: str, output: str | None
+) -> None:
     """Every catalog figure with its range, point estimate and source.
 
     \b
@@ -178,10 +233,16 @@ def catalog_show(catalog_path: str | None, overrides: tuple[str, ...], fmt: str,
 
 @catalog_group.command("export")
 @catalog_options
-@click.option("--output", "-o", type=click.Path(dir_okay=False, writable=True),
-              help="Write to this file (atomically) instead of stdout.")
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write to this file (atomically) instead of stdout.",
+)
 @_guard
-def catalog_export(catalog_path: str | None, overrides: tuple[str, ...], output: str | None) -> None:
+def catalog_export(
+    catalog_path: str | None, overrides: tuple[str, ...], output: str | None
+) -> None:
     """The catalog as YAML (overrides applied); edit it and pass it back with --catalog.
 
     \b

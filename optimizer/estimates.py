@@ -79,7 +79,9 @@ def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".") if part.isdigit())
 
 
-def _interp_log(anchors: list[ThroughputAnchor], params_b: np.ndarray, elasticity: float | None) -> np.ndarray:
+def _interp_log(
+    anchors: list[ThroughputAnchor], params_b: np.ndarray, elasticity: float | None
+) -> np.ndarray:
     """Interpolate a figure in log(params); beyond the anchors clamp, or extrapolate as params^e."""
     xs = np.log([a.params_b for a in anchors])
     ys = np.array([a.figure.value for a in anchors])
@@ -225,8 +227,12 @@ def accelerator_estimates(
     deploy = np.where(deploy > node, np.ceil(deploy / node).astype("int64") * node, deploy)
 
     factor, unsupported = _feature_effects(workloads, attrs["moe"], catalog, acc.platform)
-    train_speed = _by_class(acc.training_throughput_vs_reference, attrs["model_class"], params, None)
-    infer_speed = acc.inference_throughput_vs_reference.value * acc.inference_serving_efficiency.value
+    train_speed = _by_class(
+        acc.training_throughput_vs_reference, attrs["model_class"], params, None
+    )
+    infer_speed = (
+        acc.inference_throughput_vs_reference.value * acc.inference_serving_efficiency.value
+    )
     speed = np.where(inference, infer_speed, train_speed) * factor
     work_chip_hours = attrs["reference_chip_hours"].to_numpy() / speed
 
@@ -240,15 +246,17 @@ def accelerator_estimates(
     ttft = (
         _ttft_7b_ms(catalog, accelerator)
         * (params / lat.reference_params_b.value) ** lat.params_exponent.value
-        / fit_chips ** lat.tensor_parallel_exponent.value
+        / fit_chips**lat.tensor_parallel_exponent.value
         / factor
     )
     ttft = pd.Series(np.where(inference, ttft, np.nan), index=workloads.index)
 
     # Porting readiness on platforms that need each family ported.
-    family_pending = workloads["model_family"].map(
-        lambda fam: catalog.family_support(fam, acc.platform) == "pending"
-    ).astype(bool)
+    family_pending = (
+        workloads["model_family"]
+        .map(lambda fam: catalog.family_support(fam, acc.platform) == "pending")
+        .astype(bool)
+    )
     needs_port = platform.porting_required & ~workloads["neuron_ready"].astype(bool)
     lag = np.where(family_pending & needs_port, platform.support_lag_weeks.value, 0.0)
     porting = np.where(needs_port, platform.porting_weeks_per_family.value, 0.0)

@@ -15,7 +15,9 @@ def _label(row: pd.Series) -> str:
     return f"{row['accelerator']} {row['pricing']}"
 
 
-def why_for(chosen: pd.Series, feasible: pd.DataFrame, solution: Solution, infeasible: pd.DataFrame) -> str:
+def why_for(
+    chosen: pd.Series, feasible: pd.DataFrame, solution: Solution, infeasible: pd.DataFrame
+) -> str:
     """Why ``chosen`` won over the other feasible options of the same workload.
 
     Compute costs are compared at each option's hourly rate; when a cheaper option lost, the

@@ -38,7 +38,7 @@ def extract_solution(model: PlacementModel, catalog: Catalog) -> Solution:
     chosen = model.options.loc[chosen_ids].sort_values("workload")
     reserved_rows = []
     for (acc, pricing), var in model.reserved_units.items():
-        units = int(round(var.varValue or 0.0))
+        units = round(var.varValue or 0.0)
         used = float(
             chosen.loc[
                 chosen["accelerator"].eq(acc) & chosen["pricing"].eq(pricing), "chip_hours"
@@ -104,7 +104,9 @@ def greedy_solution(options: pd.DataFrame, catalog: Catalog) -> Solution:
     hours = catalog.economics.hours_per_month.value
     rows = []
     on_reserved = chosen[chosen["pricing_kind"].eq("reserved")]
-    for (acc, pricing), used in on_reserved.groupby(["accelerator", "pricing"])["chip_hours"].sum().items():
+    for (acc, pricing), used in (
+        on_reserved.groupby(["accelerator", "pricing"])["chip_hours"].sum().items()
+    ):
         usable = catalog.pricing_options[str(pricing)].usable_fraction
         assert usable is not None
         per_unit = catalog.accelerators[str(acc)].reservation_unit_chips * hours * usable.value
@@ -114,7 +116,8 @@ def greedy_solution(options: pd.DataFrame, catalog: Catalog) -> Solution:
                 "accelerator": acc,
                 "pricing": pricing,
                 "units": units,
-                "monthly_cost_usd": units * reserved_unit_monthly_usd(catalog, str(acc), str(pricing)),
+                "monthly_cost_usd": units
+                * reserved_unit_monthly_usd(catalog, str(acc), str(pricing)),
                 "used_chip_hours": float(used),
             }
         )
@@ -122,7 +125,9 @@ def greedy_solution(options: pd.DataFrame, catalog: Catalog) -> Solution:
         rows, columns=["accelerator", "pricing", "units", "monthly_cost_usd", "used_chip_hours"]
     )
     ported = (
-        chosen.loc[chosen["needs_port"], ["family", "platform"]].drop_duplicates().reset_index(drop=True)
+        chosen.loc[chosen["needs_port"], ["family", "platform"]]
+        .drop_duplicates()
+        .reset_index(drop=True)
     )
     adopted = sorted(chosen.loc[chosen["needs_migration"], "platform"].unique().tolist())
     return Solution(

@@ -18,7 +18,7 @@ import pandas as pd
 import pulp
 
 from models.catalog import Catalog
-from optimizer.naming import name, unique_clean
+from optimizer.naming import name, name_map, unique_clean
 
 
 @dataclass(frozen=True)
@@ -26,6 +26,24 @@ class FormulationSettings:
     """Switches that change the model without changing the catalog (baselines use them)."""
 
     allowed_accelerators: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class ModelNames:
+    """Solver-safe unique names for every id that appears in a variable or constraint name."""
+
+    workloads: list[str]  # by workload position
+    families: dict[str, str]
+    keys: dict[str, str]  # accelerators, pricing options and platforms (catalog keys)
+
+    @classmethod
+    def build(cls, workload_ids: list[str], options: pd.DataFrame, catalog: Catalog) -> ModelNames:
+        catalog_keys = [*catalog.accelerators, *catalog.pricing_options, *catalog.platforms]
+        return cls(
+            workloads=unique_clean(workload_ids),
+            families=name_map(options["family"].astype(str)),
+            keys=name_map(catalog_keys),
+        )
 
 
 @dataclass
@@ -39,6 +57,7 @@ class PlacementModel:
     port: dict[tuple[str, str], pulp.LpVariable]
     adopt: dict[str, pulp.LpVariable]
     placeable: list[int]
+    names: ModelNames
     costs: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
 
 
@@ -50,25 +69,27 @@ def model_options(options: pd.DataFrame, settings: FormulationSettings) -> pd.Da
     return options[keep]
 
 
-def add_assignment_variables(model: PlacementModel, workload_names: list[str]) -> None:
+def add_assignment_variables(model: PlacementModel) -> None:
     """Binary ``assign(j,a,p)`` for every option the workload may take."""
     opts = model.options
+    n = model.names
     for oid, w, acc, pricing in zip(
         opts.index, opts["workload"], opts["accelerator"], opts["pricing"], strict=True
     ):
         model.assign[oid] = model.problem.add_variable(
-            name("assign", workload_names[w], acc, pricing), 0, 1, cat=pulp.LpBinary
+            name("assign", n.workloads[w], n.keys[acc], n.keys[pricing]), 0, 1, cat=pulp.LpBinary
         )
 
 
-def add_assignment_constraints(model: PlacementModel, workload_names: list[str]) -> None:
+def add_assignment_constraints(model: PlacementModel) -> None:
     """Each placeable workload takes exactly one option.
 
-    .. math:: \\sum_{(a,p) \\in O_j} x_{j,a,p} = 1 \\quad \\forall j \\text{ with } O_j \\neq \\emptyset
+    .. math:: \\sum_{(a,p) \\in O_j} x_{j,a,p} = 1
+        \\quad \\forall j \\text{ with } O_j \\neq \\emptyset
     """
     for w, group in model.options.groupby("workload", sort=True).groups.items():
         expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
-        model.problem.addConstraint(expr == 1, name("assign_one", workload_names[int(w)]))
+        model.problem.addConstraint(expr == 1, name("assign_one", model.names.workloads[int(w)]))
         model.placeable.append(int(w))
 
 
@@ -85,7 +106,9 @@ def add_reserved_capacity_constraints(model: PlacementModel, catalog: Catalog) -
     hours = catalog.economics.hours_per_month.value
     for (acc, pricing), group in opts.groupby(["accelerator", "pricing"], sort=True).groups.items():
         units = model.problem.add_variable(
-            name("reserved_units", str(acc), str(pricing)), lowBound=0, cat=pulp.LpInteger
+            name("reserved_units", model.names.keys[str(acc)], model.names.keys[str(pricing)]),
+            lowBound=0,
+            cat=pulp.LpInteger,
         )
         model.reserved_units[(str(acc), str(pricing))] = units
         usable = catalog.pricing_options[str(pricing)].usable_fraction
@@ -95,10 +118,13 @@ def add_reserved_capacity_constraints(model: PlacementModel, catalog: Catalog) -
             [(model.assign[oid], float(h)) for oid, h in opts.loc[group, "chip_hours"].items()]
         )
         expr.addInPlace(units, -capacity)
-        model.problem.addConstraint(expr <= 0, name("reserved_capacity", str(acc), str(pricing)))
+        model.problem.addConstraint(
+            expr <= 0,
+            name("reserved_capacity", model.names.keys[str(acc)], model.names.keys[str(pricing)]),
+        )
 
 
-def add_porting_link_constraints(model: PlacementModel, workload_names: list[str]) -> None:
+def add_porting_link_constraints(model: PlacementModel) -> None:
     """A workload runs on a porting platform only if its family is ported there.
 
     .. math:: \\sum_{a \\in A_s, p} x_{j,a,p} \\le \\mathit{port}_{f(j),s}
@@ -109,40 +135,51 @@ def add_porting_link_constraints(model: PlacementModel, workload_names: list[str
         family = str(opts.at[group[0], "family"])
         key = (family, str(platform))
         if key not in model.port:
-            model.port[key] = model.problem.add_variable(name("port", *key), 0, 1, pulp.LpBinary)
+            model.port[key] = model.problem.add_variable(
+                name("port", model.names.families[family], model.names.keys[key[1]]),
+                0,
+                1,
+                pulp.LpBinary,
+            )
         expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
         expr.addInPlace(model.port[key], -1.0)
         model.problem.addConstraint(
-            expr <= 0, name("port_link", workload_names[int(w)], str(platform))
+            expr <= 0,
+            name("port_link", model.names.workloads[int(w)], model.names.keys[str(platform)]),
         )
 
 
-def add_migration_link_constraints(model: PlacementModel, workload_names: list[str]) -> None:
+def add_migration_link_constraints(model: PlacementModel) -> None:
     """Nothing runs on, and nothing is ported to, a platform whose migration is not adopted.
 
     .. math:: \\mathit{port}_{f,s} \\le \\mathit{adopt}_s \\quad \\forall (f,s)
 
     .. math:: \\sum_{a \\in A_s, p} x_{j,a,p} \\le \\mathit{adopt}_s
-        \\quad \\forall j \\text{ neuron\\_ready},\\ s \\text{ not adopted}
+        \\quad \\forall j \\text{ needing no port on } s,\\ s \\text{ not adopted}
 
-    (A workload that needs porting reaches ``adopt`` through its ``port`` variable.)
+    (``neuron_ready`` workloads, or any workload on a platform that needs no porting; a workload
+    that needs porting reaches ``adopt`` through its ``port`` variable.)
     """
     migrating = model.options[model.options["needs_migration"]]
     for platform in sorted(migrating["platform"].unique()):
         model.adopt[str(platform)] = model.problem.add_variable(
-            name("adopt", str(platform)), 0, 1, pulp.LpBinary
+            name("adopt", model.names.keys[str(platform)]), 0, 1, pulp.LpBinary
         )
     for (family, platform), port in model.port.items():
         if platform in model.adopt:
             model.problem.addConstraint(
-                port - model.adopt[platform] <= 0, name("adopt_link", family, platform)
+                port - model.adopt[platform] <= 0,
+                name("adopt_link", model.names.families[family], model.names.keys[platform]),
             )
     ready = migrating[~migrating["needs_port"]]
     for (w, platform), group in ready.groupby(["workload", "platform"], sort=True).groups.items():
         expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
         expr.addInPlace(model.adopt[str(platform)], -1.0)
         model.problem.addConstraint(
-            expr <= 0, name("adopt_ready_link", workload_names[int(w)], str(platform))
+            expr <= 0,
+            name(
+                "adopt_ready_link", model.names.workloads[int(w)], model.names.keys[str(platform)]
+            ),
         )
 
 
@@ -156,7 +193,10 @@ def add_porting_capacity_constraints(
     if capacity_weeks is None or not model.port:
         return
     expr = pulp.LpAffineExpression(
-        [(var, catalog.platforms[s].porting_weeks_per_family.value) for (_, s), var in model.port.items()]
+        [
+            (var, catalog.platforms[s].porting_weeks_per_family.value)
+            for (_, s), var in model.port.items()
+        ]
     )
     model.problem.addConstraint(expr <= capacity_weeks, "porting_capacity")
 
@@ -165,7 +205,8 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
     """Minimise monthly cost: compute plus amortised one-off costs.
 
     .. math:: \\min \\sum_{o \\text{ on-demand}} c_o x_o + \\sum_{(a,p)} R_{a,p} r_{a,p}
-        + \\sum_{(f,s)} \\frac{w_s E}{M} \\mathit{port}_{f,s} + \\sum_s \\frac{G_s}{M} \\mathit{adopt}_s
+        + \\sum_{(f,s)} \\frac{w_s E}{M} \\mathit{port}_{f,s}
+        + \\sum_s \\frac{G_s}{M} \\mathit{adopt}_s
 
     ``c_o`` the option's monthly on-demand cost, ``R`` a reserved unit's monthly price
     (``U_a H`` chip-hours at the discounted rate), ``w_s`` porting weeks per family, ``E`` the
@@ -179,7 +220,10 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
         [(model.assign[oid], float(c)) for oid, c in on_demand["monthly_cost_usd"].items()]
     )
     model.costs["reserved_usd"] = pulp.LpAffineExpression(
-        [(var, reserved_unit_monthly_usd(catalog, a, p)) for (a, p), var in model.reserved_units.items()]
+        [
+            (var, reserved_unit_monthly_usd(catalog, a, p))
+            for (a, p), var in model.reserved_units.items()
+        ]
     )
     model.costs["porting_amortized_usd"] = pulp.LpAffineExpression(
         [(var, porting_one_off_usd(catalog, s) / months) for (_, s), var in model.port.items()]
@@ -224,21 +268,22 @@ def build_model(
 ) -> PlacementModel:
     """Create the MILP from the option frame (does not modify it)."""
     settings = settings or FormulationSettings()
-    workload_names = unique_clean(workload_ids)
+    allowed = model_options(options, settings)
     model = PlacementModel(
         problem=pulp.LpProblem("placement", pulp.LpMinimize),
-        options=model_options(options, settings),
+        options=allowed,
         assign={},
         reserved_units={},
         port={},
         adopt={},
         placeable=[],
+        names=ModelNames.build(workload_ids, allowed, catalog),
     )
-    add_assignment_variables(model, workload_names)
-    add_assignment_constraints(model, workload_names)
+    add_assignment_variables(model)
+    add_assignment_constraints(model)
     add_reserved_capacity_constraints(model, catalog)
-    add_porting_link_constraints(model, workload_names)
-    add_migration_link_constraints(model, workload_names)
+    add_porting_link_constraints(model)
+    add_migration_link_constraints(model)
     add_porting_capacity_constraints(
         model, catalog, catalog.economics.porting_capacity_weeks_per_cycle
     )

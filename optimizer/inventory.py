@@ -86,9 +86,9 @@ class InputProblem:
     """One thing wrong with an input file, located as precisely as the problem allows.
 
     ``row`` is the 1-based data row (the JSON/YAML record number, the Parquet/DataFrame row);
-    ``line`` is where a text editor or Excel shows that row (CSV line, Excel row number), when
-    the format has one. ``row`` and ``column`` are None for problems of the whole file or of a
-    whole column. ``expected`` completes the sentence "expected ...".
+    ``line`` is where a text editor or Excel shows that row (CSV line, Excel row number; row + 1
+    when not given), so the planner can jump to it. ``row`` and ``column`` are None for problems
+    of the whole file or of a whole column. ``expected`` completes the sentence "expected ...".
     """
 
     file: str
@@ -301,17 +301,10 @@ _READERS = {
 # --- validation: one function for every format ---
 
 
-def _blank_mask(column: pd.Series) -> np.ndarray:
-    """Which cells are empty: missing of any kind (NaN, NA, NaT, None) or only whitespace."""
-    missing = column.isna().to_numpy(dtype=bool)
-    text = [value if isinstance(value, str) else "x" for value in column.tolist()]
-    return missing | (np.char.str_len(np.char.strip(np.array(text, dtype=str))) == 0)
-
-
-def _cells(column: pd.Series, keep: list[int]) -> list[Any]:
-    """The kept cells as Python values, every kind of missing (NaN, NA, NaT) as None."""
-    kept = column.iloc[keep].astype(object)
-    return kept.where(kept.notna(), None).tolist()
+def _plain(column: pd.Series) -> list[Any]:
+    """The cells as Python values, every kind of missing (NaN, NA, NaT, None) as None."""
+    missing = column.isna().tolist()
+    return [None if gone else value for value, gone in zip(column.tolist(), missing, strict=True)]
 
 
 @dataclass(frozen=True)
@@ -373,17 +366,18 @@ def _match_columns(table: _Table) -> tuple[_Columns, list[InputProblem]]:
 def _validate(table: _Table, accelerator_names: Collection[str] | None) -> Inventory:
     """Check every column, row and cell; raise with all problems, or return the inventory."""
     source = table.source
-    blank = [_blank_mask(column) for column in table.columns]
+    plain = [_plain(column) for column in table.columns]
     columns, problems = _match_columns(table)
 
     # A row with nothing in any cell is a spacer: skipped, but still counted in row numbers.
-    spacer = np.logical_and.reduce(blank) if blank else np.ones(table.length, dtype=bool)
-    keep = np.flatnonzero(~spacer).tolist()
+    # (all() stops at a row's first filled cell, usually its id: one check for most rows.)
+    keep = [i for i in range(table.length) if not all(is_blank(cells[i]) for cells in plain)]
     if not keep:
-        problems.append(
-            InputProblem(source, None, None, None, "at least one workload row (the file has none)")
+        no_rows = InputProblem(
+            source, None, None, None, "at least one workload row (the file has none)"
         )
-        raise InputError(problems)
+        # With no records there are no column names either: say only what matters.
+        raise InputError([*problems, no_rows] if table.names else [no_rows])
 
     def line_of(index: int) -> int | None:
         return table.lines[index] if table.lines is not None else None
@@ -394,12 +388,12 @@ def _validate(table: _Table, accelerator_names: Collection[str] | None) -> Inven
     # Cells under no header name: a ragged CSV line, a stray note beside an Excel table.
     for position in columns.unnamed:
         for index in keep:
-            if not blank[position][index]:
-                value = table.columns[position].iloc[index]
+            value = plain[position][index]
+            if not is_blank(value):
                 where = f"column {position + 1} has no header name"
                 cell_problem(index, None, value, f"cells only under named columns ({where})")
 
-    cells = {field: _cells(table.columns[i], keep) for field, i in columns.known.items()}
+    cells = {field: [plain[i][row] for row in keep] for field, i in columns.known.items()}
     records = [
         dict(zip(cells, values, strict=True)) for values in zip(*cells.values(), strict=True)
     ]
@@ -443,18 +437,26 @@ def _validate(table: _Table, accelerator_names: Collection[str] | None) -> Inven
 def _frame(
     workloads: list[Workload], table: _Table, keep: list[int], extras: dict[str, int]
 ) -> pd.DataFrame:
-    """The normalized frame, built column by column from the validated models (no row loops)."""
+    """The normalized frame, built column by column from the validated models.
+
+    Columns are made from plain lists in one step each; no pandas work happens per row.
+    """
     rows = map(attrgetter(*KNOWN_COLUMNS), workloads)
     fields = dict(zip(KNOWN_COLUMNS, zip(*rows, strict=True), strict=True))
-    dtypes: dict[str, Any] = {field: "float64" for field in NUMBER_COLUMNS}
-    dtypes.update(serving=object, pinned_accelerator=object, neuron_ready=bool)
-    columns = {
-        field: pd.Series(fields[field], dtype=dtypes.get(field, "str")) for field in KNOWN_COLUMNS
-    }
-    features = fields["features"]
-    columns["features"] = pd.Series([";".join(names) for names in features], dtype="str")
+    features = fields.pop("features")
+    fields["features"] = tuple(";".join(names) for names in features)
+    columns: dict[str, Any] = {}
+    for field in KNOWN_COLUMNS:
+        if field in NUMBER_COLUMNS:
+            columns[field] = np.array(fields[field], dtype="float64")  # None becomes NaN
+        elif field == "neuron_ready":
+            columns[field] = np.array(fields[field], dtype=bool)
+        elif field in ("serving", "pinned_accelerator"):
+            columns[field] = pd.Series(fields[field], dtype=object)  # keeps None, not NaN
+        else:
+            columns[field] = pd.array(fields[field], dtype="str")
     for feature, column in zip(FEATURES, FEATURE_COLUMNS, strict=True):
-        columns[column] = pd.Series([feature in names for names in features], dtype=bool)
+        columns[column] = np.array([feature in names for names in features], dtype=bool)
     for name, position in extras.items():
         columns[name] = table.columns[position].iloc[keep].reset_index(drop=True)
     return pd.DataFrame(columns)

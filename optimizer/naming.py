@@ -14,15 +14,24 @@ def clean(text: str) -> str:
 
 
 def unique_clean(ids: Iterable[str]) -> list[str]:
-    """Cleaned ids, made unique with ``~n`` suffixes where cleaning made two equal."""
-    seen: dict[str, int] = {}
+    """Cleaned ids, made unique with ``.n`` suffixes where cleaning made two equal."""
+    used: set[str] = set()
     out: list[str] = []
     for raw in ids:
-        name = clean(raw)
-        count = seen.get(name, 0)
-        seen[name] = count + 1
-        out.append(name if count == 0 else f"{name}.{count}")
+        base = clean(raw)
+        candidate, n = base, 0
+        while candidate in used:
+            n += 1
+            candidate = f"{base}.{n}"
+        used.add(candidate)
+        out.append(candidate)
     return out
+
+
+def name_map(keys: Iterable[str]) -> dict[str, str]:
+    """Raw key -> unique cleaned name, assigned in sorted order so names are reproducible."""
+    ordered = sorted(set(keys))
+    return dict(zip(ordered, unique_clean(ordered), strict=True))
 
 
 def name(family: str, *keys: str) -> str:

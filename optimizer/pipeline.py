@@ -19,6 +19,7 @@ from models.plan import (
     Migration,
     OptionEvaluation,
     Plan,
+    PlanStatus,
     PortedFamily,
     ReservedPurchase,
     SolverInfo,
@@ -106,14 +107,22 @@ def compute_baselines(
         else None
     )
     adopted = frozenset(
-        name for name, acc in catalog.accelerators.items() if catalog.platforms[acc.platform].adopted
+        name
+        for name, acc in catalog.accelerators.items()
+        if catalog.platforms[acc.platform].adopted
     )
-    restricted, _ = solve_placement(
-        _only_placeable(estimates), catalog, solver, FormulationSettings(allowed_accelerators=adopted)
-    )
-    all_incumbent = restricted.objective if restricted.has_solution else None
+    on_adopted = options["feasible"] & options["accelerator"].isin(adopted)
+    all_incumbent: float | None = None
+    if set(options.loc[on_adopted, "workload"]) == set(placeable):
+        restricted, _ = solve_placement(
+            _only_placeable(estimates),
+            catalog,
+            solver,
+            FormulationSettings(allowed_accelerators=adopted),
+        )
+        all_incumbent = restricted.objective if restricted.has_solution else None
     greedy = greedy_solution(options, catalog) if len(placeable) else None
-    greedy_usd = sum(greedy.costs.values()) if greedy is not None else 0.0
+    greedy_usd = sum(greedy.costs.values()) if greedy is not None else None
 
     def saving(value: float | None) -> float | None:
         return None if value is None or objective is None else value - objective
@@ -176,8 +185,12 @@ def assemble_plan(
     purchases: list[ReservedPurchase] = []
     ported: list[PortedFamily] = []
     migrations: list[Migration] = []
-    costs = {"on_demand_usd": 0.0, "reserved_usd": 0.0,
-             "porting_amortized_usd": 0.0, "migration_amortized_usd": 0.0}
+    costs = {
+        "on_demand_usd": 0.0,
+        "reserved_usd": 0.0,
+        "porting_amortized_usd": 0.0,
+        "migration_amortized_usd": 0.0,
+    }
     if solution is not None:
         costs = solution.costs
         months = catalog.economics.amortization_months.value
@@ -207,8 +220,11 @@ def assemble_plan(
         for r in solution.reserved.itertuples():
             acc = catalog.accelerators[str(r.accelerator)]
             usable = catalog.pricing_options[str(r.pricing)].usable_fraction
-            capacity = int(r.units) * acc.reservation_unit_chips * hours * (
-                usable.value if usable else 1.0
+            capacity = (
+                int(r.units)
+                * acc.reservation_unit_chips
+                * hours
+                * (usable.value if usable else 1.0)
             )
             purchases.append(
                 ReservedPurchase(
@@ -251,14 +267,20 @@ def assemble_plan(
                 )
             )
 
-    status = {
+    # No solution (time limit before any incumbent, solver error) is reported as "infeasible":
+    # no plan exists to act on; ``solver.termination`` and ``message`` say which case it was.
+    statuses: dict[SolveStatus, PlanStatus] = {
         SolveStatus.OPTIMAL: "optimal",
         SolveStatus.FEASIBLE: "feasible",
-    }.get(result.status, "infeasible")
+    }
+    status = statuses.get(result.status, "infeasible")
+    # Components are rounded to cents and the total is their sum, so the plan's total equals
+    # its breakdown exactly (and the solver's objective to within a cent per component).
+    breakdown = {k: round(v, 2) for k, v in costs.items()}
     return Plan(
-        status=status,  # type: ignore[arg-type]
-        objective_monthly_usd=None if solution is None else round(sum(costs.values()), 2),
-        cost_breakdown=CostBreakdown(**{k: round(v, 2) for k, v in costs.items()}),
+        status=status,
+        objective_monthly_usd=None if solution is None else round(sum(breakdown.values()), 2),
+        cost_breakdown=CostBreakdown(**breakdown),
         assignments=assignments,
         unplaced=unplaced,
         reserved_purchases=purchases,

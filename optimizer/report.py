@@ -39,10 +39,22 @@ def plan_rows(plan: Plan) -> pd.DataFrame:
         )
     for u in plan.unplaced:
         rows.append(
-            {"workload_id": u.workload_id, "placed": False, "why": "unplaced: " + " | ".join(u.reasons)}
+            {
+                "workload_id": u.workload_id,
+                "placed": False,
+                "why": "unplaced: " + " | ".join(u.reasons),
+            }
         )
-    columns = ["workload_id", "placed", "accelerator", "pricing", "chips", "chip_hours",
-               "monthly_cost_usd", "why"]
+    columns = [
+        "workload_id",
+        "placed",
+        "accelerator",
+        "pricing",
+        "chips",
+        "chip_hours",
+        "monthly_cost_usd",
+        "why",
+    ]
     frame = pd.DataFrame(rows)
     extras = [c for c in frame.columns if c not in columns]
     return frame.reindex(columns=columns + extras)
@@ -59,10 +71,23 @@ def summary_lines(plan: Plan) -> list[tuple[str, str]]:
         ("  reserved", _usd(cb.reserved_usd)),
         ("  porting (amortized)", _usd(cb.porting_amortized_usd)),
         ("  migration (amortized)", _usd(cb.migration_amortized_usd)),
-        ("all H100 on-demand", f"{_usd(b.all_h100_on_demand_usd)} (saves {_usd(b.savings_vs_all_h100_on_demand_usd)})"),
-        ("best without migrating", f"{_usd(b.all_h100_optimal_usd)} (saves {_usd(b.savings_vs_all_h100_optimal_usd)})"),
-        ("greedy cheapest options", f"{_usd(b.greedy_usd)} (saves {_usd(b.savings_vs_greedy_usd)})"),
-        ("solver", f"{plan.solver.name}, {plan.solver.time_s:.2f} s, gap {plan.solver.gap if plan.solver.gap is not None else 'n/a'}"),
+        (
+            "all H100 on-demand",
+            f"{_usd(b.all_h100_on_demand_usd)} (saves {_usd(b.savings_vs_all_h100_on_demand_usd)})",
+        ),
+        (
+            "best without migrating",
+            f"{_usd(b.all_h100_optimal_usd)} (saves {_usd(b.savings_vs_all_h100_optimal_usd)})",
+        ),
+        (
+            "greedy cheapest options",
+            f"{_usd(b.greedy_usd)} (saves {_usd(b.savings_vs_greedy_usd)})",
+        ),
+        (
+            "solver",
+            f"{plan.solver.name}, {plan.solver.time_s:.2f} s, gap "
+            + ("n/a" if plan.solver.gap is None else f"{plan.solver.gap:.2%}"),
+        ),
     ]
     return lines
 
@@ -87,30 +112,52 @@ def _plan_table(plan: Plan, width: int | None) -> str:
     console.print(summary)
     table = Table(title="Assignments")
     for col in ("workload", "accelerator", "pricing", "chips", "chip-hours", "$/month", "why"):
-        table.add_column(col, justify="right" if col in {"chips", "chip-hours", "$/month"} else "left")
+        table.add_column(
+            col, justify="right" if col in {"chips", "chip-hours", "$/month"} else "left"
+        )
     for a in plan.assignments:
-        table.add_row(a.workload_id, a.accelerator, a.pricing, str(a.chips),
-                      f"{a.chip_hours:,.0f}", f"{a.monthly_cost_usd:,.0f}", a.why)
+        table.add_row(
+            a.workload_id,
+            a.accelerator,
+            a.pricing,
+            str(a.chips),
+            f"{a.chip_hours:,.0f}",
+            f"{a.monthly_cost_usd:,.0f}",
+            a.why,
+        )
     console.print(table)
     if plan.reserved_purchases:
         res = Table(title="Reserved purchases")
         for col in ("accelerator", "pricing", "units", "chips", "$/month", "utilization"):
             res.add_column(col)
         for r in plan.reserved_purchases:
-            res.add_row(r.accelerator, r.pricing, str(r.units), str(r.chips),
-                        f"{r.monthly_cost_usd:,.0f}", f"{r.utilization:.1%}")
+            res.add_row(
+                r.accelerator,
+                r.pricing,
+                str(r.units),
+                str(r.chips),
+                f"{r.monthly_cost_usd:,.0f}",
+                f"{r.utilization:.1%}",
+            )
         console.print(res)
     if plan.ported_families or plan.migrations:
         fixed = Table(title="Porting and migration")
         for col in ("item", "one-off $", "$/month amortized", "workloads"):
             fixed.add_column(col)
         for p in plan.ported_families:
-            fixed.add_row(f"port {p.family} to {p.platform} ({p.porting_weeks:g} weeks)",
-                          f"{p.one_off_usd:,.0f}", f"{p.amortized_monthly_usd:,.0f}",
-                          str(len(p.workloads)))
+            fixed.add_row(
+                f"port {p.family} to {p.platform} ({p.porting_weeks:g} weeks)",
+                f"{p.one_off_usd:,.0f}",
+                f"{p.amortized_monthly_usd:,.0f}",
+                str(len(p.workloads)),
+            )
         for m in plan.migrations:
-            fixed.add_row(f"migrate to {m.platform} ({m.lead_weeks:g} weeks lead)",
-                          f"{m.one_off_usd:,.0f}", f"{m.amortized_monthly_usd:,.0f}", "")
+            fixed.add_row(
+                f"migrate to {m.platform} ({m.lead_weeks:g} weeks lead)",
+                f"{m.one_off_usd:,.0f}",
+                f"{m.amortized_monthly_usd:,.0f}",
+                "",
+            )
         console.print(fixed)
     if plan.unplaced:
         un = Table(title="Unplaced workloads")
@@ -124,6 +171,7 @@ def _plan_table(plan: Plan, width: int | None) -> str:
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A GitHub-flavoured Markdown table; pipes in cells are escaped."""
+
     def cell(value: Any) -> str:
         return str(value).replace("|", "\\|").replace("\n", " ")
 
@@ -138,28 +186,69 @@ def _plan_markdown(plan: Plan) -> str:
     parts.append(
         markdown_table(
             ["workload", "accelerator", "pricing", "chips", "chip-hours", "$/month", "why"],
-            [(a.workload_id, a.accelerator, a.pricing, a.chips, f"{a.chip_hours:,.0f}",
-              f"{a.monthly_cost_usd:,.0f}", a.why) for a in plan.assignments],
+            [
+                (
+                    a.workload_id,
+                    a.accelerator,
+                    a.pricing,
+                    a.chips,
+                    f"{a.chip_hours:,.0f}",
+                    f"{a.monthly_cost_usd:,.0f}",
+                    a.why,
+                )
+                for a in plan.assignments
+            ],
         )
     )
     if plan.reserved_purchases:
         parts.append("\n## Reserved purchases\n")
-        parts.append(markdown_table(
-            ["accelerator", "pricing", "units", "chips", "$/month", "utilization"],
-            [(r.accelerator, r.pricing, r.units, r.chips, f"{r.monthly_cost_usd:,.0f}",
-              f"{r.utilization:.1%}") for r in plan.reserved_purchases]))
+        parts.append(
+            markdown_table(
+                ["accelerator", "pricing", "units", "chips", "$/month", "utilization"],
+                [
+                    (
+                        r.accelerator,
+                        r.pricing,
+                        r.units,
+                        r.chips,
+                        f"{r.monthly_cost_usd:,.0f}",
+                        f"{r.utilization:.1%}",
+                    )
+                    for r in plan.reserved_purchases
+                ],
+            )
+        )
     if plan.ported_families or plan.migrations:
         parts.append("\n## Porting and migration\n")
-        parts.append(markdown_table(
-            ["item", "one-off $", "$/month amortized"],
-            [(f"port {p.family} to {p.platform}", f"{p.one_off_usd:,.0f}",
-              f"{p.amortized_monthly_usd:,.0f}") for p in plan.ported_families]
-            + [(f"migrate to {m.platform}", f"{m.one_off_usd:,.0f}",
-                f"{m.amortized_monthly_usd:,.0f}") for m in plan.migrations]))
+        parts.append(
+            markdown_table(
+                ["item", "one-off $", "$/month amortized"],
+                [
+                    (
+                        f"port {p.family} to {p.platform}",
+                        f"{p.one_off_usd:,.0f}",
+                        f"{p.amortized_monthly_usd:,.0f}",
+                    )
+                    for p in plan.ported_families
+                ]
+                + [
+                    (
+                        f"migrate to {m.platform}",
+                        f"{m.one_off_usd:,.0f}",
+                        f"{m.amortized_monthly_usd:,.0f}",
+                    )
+                    for m in plan.migrations
+                ],
+            )
+        )
     if plan.unplaced:
         parts.append("\n## Unplaced\n")
-        parts.append(markdown_table(["workload", "reasons"],
-                                    [(u.workload_id, "; ".join(u.reasons)) for u in plan.unplaced]))
+        parts.append(
+            markdown_table(
+                ["workload", "reasons"],
+                [(u.workload_id, "; ".join(u.reasons)) for u in plan.unplaced],
+            )
+        )
     return "".join(parts)
 
 

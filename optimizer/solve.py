@@ -13,7 +13,7 @@ import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 import pulp
 
@@ -24,7 +24,7 @@ SOLVERS = ("highs", "cbc")
 DEFAULT_GAP = 1e-4
 
 
-class SolveStatus(str, Enum):
+class SolveStatus(StrEnum):
     """What the solver achieved, whatever the solver."""
 
     OPTIMAL = "optimal"  # proven optimal within the gap
@@ -50,7 +50,9 @@ class SolveResult:
         return self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
-def make_solver(solver: str, time_limit: float | None, gap: float, msg: bool = False) -> pulp.LpSolver:
+def make_solver(
+    solver: str, time_limit: float | None, gap: float, msg: bool = False
+) -> pulp.LpSolver:
     """A configured PuLP solver; unknown names are a usage error."""
     if solver == "highs":
         return pulp.HiGHS(msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
@@ -91,9 +93,11 @@ def solve_model(
         status = SolveStatus.NO_SOLUTION
     else:
         status = SolveStatus.ERROR
-    objective = pulp.value(model.problem.objective) if status in (
-        SolveStatus.OPTIMAL, SolveStatus.FEASIBLE
-    ) else None
+    objective = (
+        pulp.value(model.problem.objective)
+        if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+        else None
+    )
     return SolveResult(
         status=status,
         solver=solver,

@@ -66,8 +66,10 @@ class TestMigration:
     def test_fixed_cost_is_shared_across_families(self, simple_catalog: Catalog) -> None:
         # Each family alone: H100 $1000 < Trainium2 3 units $600 + port $200 + migration $500.
         # Both: Trainium2 5 units $1000 + 2 ports $400 + one migration $500 = $1900 < $2000.
-        rows = [workload("a", h100_gpu_hours=1000),
-                workload("b", model_family="mistral", h100_gpu_hours=1000)]
+        rows = [
+            workload("a", h100_gpu_hours=1000),
+            workload("b", model_family="mistral", h100_gpu_hours=1000),
+        ]
         result = run_plan(rows, simple_catalog)
         assert result.plan.objective_monthly_usd == pytest.approx(1900)
         assert set(placement_of(result).values()) == {("trn2", "reserved_1yr")}
@@ -96,8 +98,14 @@ class TestMigration:
 def _online(id: str, **fields: Any) -> dict[str, Any]:
     # 7B bf16 online, 800 H100 GPU-h of traffic: H100 8 chips (reserved $800); Trainium2
     # 2 replicas x 4 chips, 800 chip-h (2 reserved units, $400).
-    base = dict(kind="inference", model_family="llama", params_b=7, h100_gpu_hours=800,
-                serving="online", neuron_ready=True)
+    base = dict(
+        kind="inference",
+        model_family="llama",
+        params_b=7,
+        h100_gpu_hours=800,
+        serving="online",
+        neuron_ready=True,
+    )
     base.update(fields)
     return workload(id, **base)
 
@@ -113,8 +121,10 @@ class TestLatency:
         assert placement_of(bound) == {"a": ("h100", "reserved_1yr")}
         assert bound.plan.objective_monthly_usd == pytest.approx(800)
         trn2 = [o for o in bound.plan.assignments[0].options if o.accelerator == "trn2"]
-        assert all(not o.feasible and "TTFT 24.0 ms exceeds the 22.0 ms SLO" in (o.reason or "")
-                   for o in trn2)
+        assert all(
+            not o.feasible and "TTFT 24.0 ms exceeds the 22.0 ms SLO" in (o.reason or "")
+            for o in trn2
+        )
         assert all(o.ttft_ms == pytest.approx(24) for o in trn2)
 
     def test_slo_just_met_keeps_trainium2(self) -> None:
@@ -139,11 +149,11 @@ class TestMemoryFit:
     @pytest.mark.parametrize(
         ("params_b", "h100_chips", "trn2_chips"),
         [
-            (7, 1, 4),     # 14 GB: one chip each; Trainium2 rounds up to a 4-chip instance
-            (33, 1, 4),    # 66 GB: 1 H100 (80 GB), 2 Trainium2 (64 GB) -> 4
-            (120, 3, 4),   # 240 GB: 3 H100; 3.75 -> 4 Trainium2
-            (130, 4, 8),   # 260 GB: 4 H100; 5 Trainium2 -> 8
-            (400, 16, 16), # 800 GB: 10 H100 -> two 8-GPU nodes; 12.5 -> 16 Trainium2
+            (7, 1, 4),  # 14 GB: one chip each; Trainium2 rounds up to a 4-chip instance
+            (33, 1, 4),  # 66 GB: 1 H100 (80 GB), 2 Trainium2 (64 GB) -> 4
+            (120, 3, 4),  # 240 GB: 3 H100; 3.75 -> 4 Trainium2
+            (130, 4, 8),  # 260 GB: 4 H100; 5 Trainium2 -> 8
+            (400, 16, 16),  # 800 GB: 10 H100 -> two 8-GPU nodes; 12.5 -> 16 Trainium2
         ],
     )
     def test_deployment_chips(self, params_b: float, h100_chips: int, trn2_chips: int) -> None:
@@ -198,8 +208,10 @@ class TestFeatures:
 class TestPortingTime:
     def test_deadline_before_readiness_excludes_trainium2(self, simple_catalog: Catalog) -> None:
         # Ready on Neuron in 2 (porting) + 10 (migration lead) = 12 weeks.
-        rows = [workload("a", h100_gpu_hours=1000, needed_in_weeks=11),
-                workload("b", model_family="mistral", h100_gpu_hours=1000)]
+        rows = [
+            workload("a", h100_gpu_hours=1000, needed_in_weeks=11),
+            workload("b", model_family="mistral", h100_gpu_hours=1000),
+        ]
         result = run_plan(rows, simple_catalog)
         # Without "a", Trainium2 no longer pays for "b" alone: all on H100 ($2000).
         assert result.plan.objective_monthly_usd == pytest.approx(2000)
@@ -210,8 +222,10 @@ class TestPortingTime:
         assert "needed in 11.0" in (reason or "")
 
     def test_deadline_at_readiness_is_met(self, simple_catalog: Catalog) -> None:
-        rows = [workload("a", h100_gpu_hours=1000, needed_in_weeks=12),
-                workload("b", model_family="mistral", h100_gpu_hours=1000)]
+        rows = [
+            workload("a", h100_gpu_hours=1000, needed_in_weeks=12),
+            workload("b", model_family="mistral", h100_gpu_hours=1000),
+        ]
         result = run_plan(rows, simple_catalog)
         assert result.plan.objective_monthly_usd == pytest.approx(1900)
 
@@ -219,15 +233,17 @@ class TestPortingTime:
         # A pending family waits 4 weeks for SDK support: 4 + 2 + 10 = 16 weeks.
         rows = [workload("a", model_family="qwen2_5_vl", h100_gpu_hours=1000, needed_in_weeks=15)]
         result = run_plan(rows, simple_catalog)
-        reason = next(o.reason for o in result.plan.assignments[0].options
-                      if o.accelerator == "trn2")
+        reason = next(
+            o.reason for o in result.plan.assignments[0].options if o.accelerator == "trn2"
+        )
         assert "ready on neuron in 16.0 weeks (support lag 4.0 + porting 2.0" in (reason or "")
 
     def test_unknown_family_is_treated_as_not_yet_supported(self, simple_catalog: Catalog) -> None:
         rows = [workload("a", model_family="acme_lm", h100_gpu_hours=1000, needed_in_weeks=15)]
         result = run_plan(rows, simple_catalog)
-        reason = next(o.reason for o in result.plan.assignments[0].options
-                      if o.accelerator == "trn2")
+        reason = next(
+            o.reason for o in result.plan.assignments[0].options if o.accelerator == "trn2"
+        )
         assert "support lag 4.0" in (reason or "")
 
 
@@ -268,7 +284,9 @@ class TestPins:
 
 
 class TestUnplacedAndInfeasible:
-    def test_unplaceable_workload_is_listed_and_the_rest_planned(self, simple_catalog: Catalog) -> None:
+    def test_unplaceable_workload_is_listed_and_the_rest_planned(
+        self, simple_catalog: Catalog
+    ) -> None:
         rows = [
             workload("ok"),
             _online("stuck", features="speculative_decoding", pinned_accelerator="trn2"),
