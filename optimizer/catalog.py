@@ -98,7 +98,8 @@ def _set_path(data: dict[str, Any], path: str, value: Any) -> str | None:
     if not isinstance(node, dict):
         return _unknown(keys, node)
     current = node.get(last)
-    if last not in node and not _may_add(keys):
+    is_range_part = last in RANGE_KEYS and bool(RANGE_KEYS & node.keys())
+    if last not in node and not (_may_add(keys) or is_range_part):
         return _unknown(keys, node)
     if isinstance(current, dict) and RANGE_KEYS & current.keys() and not isinstance(value, dict):
         # A single number for a range: the figure becomes certain at that value.
@@ -115,8 +116,6 @@ def _set_path(data: dict[str, Any], path: str, value: Any) -> str | None:
             "value": value,
             "source": f"{current.get('source', '')} [set to {value} by override]",
         }
-    elif isinstance(current, dict) and RANGE_KEYS & current.keys() and last in RANGE_KEYS:
-        node[last] = value
     else:
         node[last] = value
     return None

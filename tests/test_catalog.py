@@ -1,0 +1,195 @@
+"""The catalog: defaults, conventions, overrides, and extension by catalog edits alone."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from models.catalog import Catalog
+from optimizer.catalog import apply_overrides, catalog_records, load_catalog
+from optimizer.errors import CatalogError
+from tests.conftest import EXACT, default_catalog_dict, make_catalog, placement_of, run_plan
+
+
+def _money_keys(node: Any, path: str = "") -> list[tuple[str, Any]]:
+    found: list[tuple[str, Any]] = []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            here = f"{path}.{key}" if path else str(key)
+            if isinstance(value, dict) and {"low", "high"} <= value.keys():
+                found.append((here, value))
+            found.extend(_money_keys(value, here))
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            found.extend(_money_keys(value, f"{path}.{i}"))
+    return found
+
+
+def test_default_catalog_loads_with_a_source_for_every_figure() -> None:
+    catalog = load_catalog()
+    records = catalog_records(catalog)
+    figures = [r for r in records if r["source"]]
+    assert len(figures) > 40
+    for record in figures:
+        assert record["low"] <= record["point"] <= record["high"], record["path"]
+
+
+def test_every_range_has_a_source_and_money_is_named_in_usd() -> None:
+    ranges = _money_keys(default_catalog_dict())
+    assert ranges
+    for path, value in ranges:
+        assert value.get("source"), path
+    money_paths = [p for p, _ in ranges if "usd" in p]
+    assert any(p.endswith("on_demand_usd_per_chip_hour") for p in money_paths)
+    assert any(p.endswith("migration_one_off_usd") for p in money_paths)
+
+
+def test_reference_figures_in_the_default() -> None:
+    catalog = load_catalog()
+    h100 = catalog.accelerators["h100"].on_demand_usd_per_chip_hour
+    assert (h100.low, h100.high, h100.value) == (3.5, 4.5, 4.0)
+    assert catalog.pricing_options["reserved_1yr"].discount_vs_on_demand.value == 0.4
+    migration = catalog.platforms["neuron"].migration_one_off_usd
+    assert (migration.low, migration.high) == (50_000, 200_000)
+    assert catalog.accelerators["trn2"].deployment_unit_chips == 4
+    assert catalog.accelerators["trn2"].memory_gb_per_chip.value == 64
+
+
+def test_set_overrides_a_range_to_a_certain_value() -> None:
+    catalog = load_catalog(overrides=["accelerators.h100.on_demand_usd_per_chip_hour=5"])
+    price = catalog.accelerators["h100"].on_demand_usd_per_chip_hour
+    assert (price.low, price.value, price.high) == (5, 5, 5)
+    assert "set to 5 by override" in price.source
+
+
+def test_set_point_within_the_range() -> None:
+    catalog = load_catalog(overrides=["accelerators.h100.on_demand_usd_per_chip_hour.point=3.6"])
+    price = catalog.accelerators["h100"].on_demand_usd_per_chip_hour
+    assert (price.low, price.value, price.high) == (3.5, 3.6, 4.5)
+
+
+def test_bad_overrides_are_all_reported() -> None:
+    with pytest.raises(CatalogError) as err:
+        load_catalog(overrides=["accelerators.h200.memory=1", "nonsense", "economics.nope=2"])
+    text = str(err.value)
+    assert "3 problems" in text
+    assert "'accelerators.h200'" in text and "known keys here: h100, trn2" in text
+    assert "expected dotted.path=value" in text
+    assert "'economics.nope'" in text
+
+
+def test_invalid_values_are_reported_with_their_path() -> None:
+    with pytest.raises(CatalogError) as err:
+        load_catalog(overrides=["accelerators.h100.on_demand_usd_per_chip_hour.point=9"])
+    assert "accelerators.h100.on_demand_usd_per_chip_hour" in str(err.value)
+    assert "must lie within" in str(err.value)
+
+
+def test_unknown_cross_references_are_rejected() -> None:
+    data = apply_overrides(default_catalog_dict(), ["accelerators.trn2.platform=rocm"])
+    with pytest.raises(ValueError, match="'rocm' is not a platform"):
+        Catalog.model_validate(data)
+
+
+def add_h200_and_three_year_term(data: dict[str, Any]) -> None:
+    """An H200 on CUDA (141 GB) and a 3-year reservation, by catalog edits alone."""
+    source = "test: public H200 spec and an assumed price"
+    data["accelerators"]["h200"] = {
+        "platform": "cuda",
+        "memory_gb_per_chip": {"value": 141, "source": source},
+        "deployment_unit_chips": 1,
+        "node_chips": 8,
+        "reservation_unit_chips": 8,
+        "on_demand_usd_per_chip_hour": {"low": 5, "high": 5, "source": source},
+        "training_throughput_vs_reference": {
+            "default": [{"params_b": 1, "figure": {"low": 1.5, "high": 1.5, "source": source}}]
+        },
+        "inference_throughput_vs_reference": {"low": 1.6, "high": 1.6, "source": source},
+        "inference_serving_efficiency": {"low": 1, "high": 1, "source": source},
+        "ttft_7b_ms_warm": {"low": 12, "high": 18, "source": source},
+        "ttft_7b_ms_cold": {"low": 12, "high": 18, "source": source},
+    }
+    data["pricing_options"]["reserved_3yr"] = {
+        "kind": "reserved",
+        "term_months": 36,
+        "discount_vs_on_demand": {"low": 0.6, "high": 0.6, "source": source},
+        "usable_fraction": {"low": 0.95, "high": 0.95, "source": source},
+    }
+
+
+class TestThirdAcceleratorAndTerm:
+    ROWS = (
+        # 405B fp8 online: 486 GB -> 7 H100 (72 GB usable) or 4 H200 (126.9 GB usable).
+        {
+            "id": "big-chat",
+            "kind": "inference",
+            "model_family": "llama",
+            "params_b": 405,
+            "precision": "fp8",
+            "monthly_tokens_b": 1,
+            "serving": "online",
+        },
+        {
+            "id": "sft",
+            "kind": "training",
+            "model_family": "mistral",
+            "params_b": 7,
+            "h100_gpu_hours": 3000,
+        },
+    )
+
+    def test_options_cover_every_accelerator_and_term(self) -> None:
+        catalog = make_catalog(default_catalog_dict(), add_h200_and_three_year_term)
+        result = run_plan(self.ROWS, catalog, EXACT)
+        options = {(o.accelerator, o.pricing) for o in result.plan.assignments[0].options}
+        assert options == {
+            (a, p)
+            for a in ("h100", "h200", "trn2")
+            for p in ("on_demand", "reserved_1yr", "reserved_3yr")
+        }
+        chips = {o.accelerator: o.chips for o in result.plan.assignments[0].options}
+        # Trainium2: 12 chips hold it, but its traffic (1,620 H100-hours of work at 0.09 of
+        # H100 speed per chip) needs 3 replicas of 12.
+        assert chips == {"h100": 7, "h200": 4, "trn2": 36}
+
+    def test_plan_uses_the_h200_on_three_year_terms_without_porting(self) -> None:
+        catalog = make_catalog(default_catalog_dict(), add_h200_and_three_year_term)
+        result = run_plan(self.ROWS, catalog, EXACT)
+        # H200: 4 chips x 730 h x $5 x 0.4 = $5,840 vs H100 7 x 730 x $4 x 0.4 = $8,176;
+        # training: 3000 / 1.5 = 2000 h at $2 = $4,000 vs H100 3000 h at $1.6 = $4,800.
+        assert placement_of(result) == {
+            "big-chat": ("h200", "reserved_3yr"),
+            "sft": ("h200", "reserved_3yr"),
+        }
+        assert result.plan.ported_families == []
+        assert result.plan.migrations == []
+        [pool] = result.plan.reserved_purchases
+        assert (pool.accelerator, pool.pricing, pool.units) == ("h200", "reserved_3yr", 1)
+        # One 8-chip unit: 8 x 730 x 0.95 = 5548 chip-h >= 2920 + 2000.
+        assert result.plan.objective_monthly_usd == pytest.approx(8 * 730 * 5 * 0.4)
+
+    def test_a_trainium3_shares_the_neuron_port(self) -> None:
+        def add_trn3(data: dict[str, Any]) -> None:
+            trn3 = dict(data["accelerators"]["trn2"])
+            trn3["memory_gb_per_chip"] = {"value": 144, "source": "test: assumed"}
+            data["accelerators"]["trn3"] = trn3
+
+        catalog = make_catalog(default_catalog_dict(), add_trn3)
+        rows = [
+            {
+                "id": f"pretrain-{i}",
+                "kind": "training",
+                "model_family": "llama",
+                "params_b": 405,
+                "monthly_tokens_b": 2,
+            }
+            for i in range(2)
+        ]
+        result = run_plan(rows, catalog, EXACT)
+        accelerators = {a.accelerator for a in result.plan.assignments}
+        assert accelerators <= {"trn2", "trn3"}
+        assert [(p.family, p.platform) for p in result.plan.ported_families] == [
+            ("llama", "neuron")
+        ]
+        assert [m.platform for m in result.plan.migrations] == ["neuron"]
