@@ -128,7 +128,6 @@ _FEATURE_RATES: dict[str, tuple[float, float]] = {  # (training, inference)
 _ENCODER_FEATURE_SCALE = 0.15
 _MOE_LISTED = 0.85  # MoE families that also list "moe" in features
 _IN_HOUSE_MOE = 0.05
-_UNSUPPORTED_ON_TRN2 = ("lora_multi_rank", "qlora", "speculative_decoding")
 _NEURON_READY_FAMILIES = ("llama", "mistral", "bert", "roberta", "t5", "qwen2")
 
 
@@ -252,15 +251,13 @@ def synthetic_inventory(n: int, seed: int) -> pd.DataFrame:
     has_slo = online & (rng.random(n) < SLO_SHARE)
     ttft_slo_ms = np.where(has_slo, slo, np.nan)
 
-    # Deadlines, pins (trn2 only where Trainium2 can run it), Neuron-ready workloads.
+    # Deadlines, pins and Neuron-ready workloads.
     needed = rng.integers(1, 27, n).astype(float)
     needed_in_weeks = np.where(rng.random(n) < DEADLINE_SHARE, needed, np.nan)
-    unsupported = np.zeros(n, dtype=bool)
-    for feature in _UNSUPPORTED_ON_TRN2:
-        unsupported |= features[feature]
-    pinned = rng.random(n) < PIN_SHARE
-    to_trn2 = (rng.random(n) < 0.2) & ~unsupported & ~in_house
-    pinned_accelerator = np.where(pinned, np.where(to_trn2, "trn2", "h100"), None)
+    # Pins are policy pins to the H100 fleet the team runs today (compliance, data residency):
+    # with Trainium2 not yet adopted in the default catalog nobody pins work to it, and a trn2
+    # pin would leave the all-H100 baseline undefined for the whole inventory.
+    pinned_accelerator = np.where(rng.random(n) < PIN_SHARE, "h100", None)
     neuron_ready = (
         (rng.random(n) < NEURON_READY_SHARE)
         & np.isin(family, _NEURON_READY_FAMILIES)

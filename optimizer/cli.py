@@ -28,7 +28,10 @@ def write_output(text: str, output: str | None) -> None:
         return
     target = Path(output)
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
+    except OSError as err:  # no such directory, no permission: a usage error, not a traceback
+        raise _unwritable("--output", output, err) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
@@ -36,6 +39,13 @@ def write_output(text: str, output: str | None) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _unwritable(option: str, path: str, err: OSError) -> PlacementInputError:
+    reason = err.strerror or str(err)
+    return PlacementInputError(
+        [f"{option} {path}: cannot write the file ({reason})"], title="invalid option"
+    )
 
 
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -165,9 +175,14 @@ def plan_command(
     anywhere (listed with reasons; the rest is planned) or no plan exists.
     """
     catalog = _catalog(catalog_path, overrides)
-    result = plan(
-        inventory, catalog, SolverOptions(solver, time_limit, gap), model_path=write_model
-    )
+    try:
+        result = plan(
+            inventory, catalog, SolverOptions(solver, time_limit, gap), model_path=write_model
+        )
+    except OSError as err:
+        if write_model is None or err.filename != write_model:
+            raise
+        raise _unwritable("--write-model", write_model, err) from None
     write_output(render_plan(result.plan, fmt), output)
     sys.exit(result.exit_code)
 

@@ -252,11 +252,9 @@ def accelerator_estimates(
     ttft = pd.Series(np.where(inference, ttft, np.nan), index=workloads.index)
 
     # Porting readiness on platforms that need each family ported.
-    family_pending = (
-        workloads["model_family"]
-        .map(lambda fam: catalog.family_support(fam, acc.platform) == "pending")
-        .astype(bool)
-    )
+    families = workloads["model_family"]
+    pending = {f: catalog.family_support(f, acc.platform) == "pending" for f in families.unique()}
+    family_pending = families.map(pending).astype(bool)
     needs_port = platform.porting_required & ~workloads["neuron_ready"].astype(bool)
     lag = np.where(family_pending & needs_port, platform.support_lag_weeks.value, 0.0)
     porting = np.where(needs_port, platform.porting_weeks_per_family.value, 0.0)
@@ -297,7 +295,11 @@ def accelerator_estimates(
     pinned = workloads["pinned_accelerator"]
     pin_other = pinned.notna() & pinned.ne(accelerator)
     reasons.append(("pinned to " + pinned.fillna("") + " by policy").where(pin_other, ""))
-    reason = pd.concat(reasons, axis=1).agg(lambda row: "; ".join(r for r in row if r), axis=1)
+    # Join the non-empty reasons with "; " without a per-row Python call.
+    reason = reasons[0]
+    for more in reasons[1:]:
+        reason = reason + "; " + more
+    reason = reason.str.replace(r"(?:; )+", "; ", regex=True).str.strip("; ")
 
     return pd.DataFrame(
         {

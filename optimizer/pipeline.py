@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -27,7 +28,7 @@ from models.plan import (
 )
 from optimizer.catalog import load_catalog
 from optimizer.estimates import Estimates, estimate
-from optimizer.explain import why_for
+from optimizer.explain import PlanContext, excluded_reasons, why_for
 from optimizer.extract import Solution, extract_solution, greedy_solution
 from optimizer.formulation import (
     FormulationSettings,
@@ -153,33 +154,32 @@ def assemble_plan(
     baselines: Baselines,
 ) -> Plan:
     """The plan JSON from the stages' outputs (reads solution data only, never the model)."""
-    options = estimates.options
     workloads = estimates.workloads
-    by_workload = dict(tuple(options.groupby("workload", sort=True)))
+    records = estimates.options.to_dict("records")
+    by_workload: dict[int, list[dict[str, Any]]] = {}
+    for option in records:
+        by_workload.setdefault(int(option["workload"]), []).append(option)
     evaluations = {
         w: [
             OptionEvaluation(
-                accelerator=o.accelerator,
-                pricing=o.pricing,
-                feasible=bool(o.feasible),
-                reason=o.reason if isinstance(o.reason, str) else None,
-                chips=int(o.chips),
-                chip_hours=round(float(o.chip_hours), 3),
-                monthly_cost_usd=round(float(o.monthly_cost_usd), 2),
-                ttft_ms=None if pd.isna(o.ttft_ms) else round(float(o.ttft_ms), 2),
+                accelerator=o["accelerator"],
+                pricing=o["pricing"],
+                feasible=bool(o["feasible"]),
+                reason=o["reason"] if isinstance(o["reason"], str) else None,
+                chips=int(o["chips"]),
+                chip_hours=round(float(o["chip_hours"]), 3),
+                monthly_cost_usd=round(float(o["monthly_cost_usd"]), 2),
+                ttft_ms=None if pd.isna(o["ttft_ms"]) else round(float(o["ttft_ms"]), 2),
             )
-            for o in group.itertuples()
+            for o in group
         ]
         for w, group in by_workload.items()
     }
-    unplaced = []
-    for w, group in by_workload.items():
-        if not group["feasible"].any():
-            reasons = [
-                f"{acc}: {reason}"
-                for acc, reason in group.groupby("accelerator", sort=True)["reason"].first().items()
-            ]
-            unplaced.append(Unplaced(workload_id=str(workloads.at[w, "id"]), reasons=reasons))
+    unplaced = [
+        Unplaced(workload_id=str(group[0]["workload_id"]), reasons=excluded_reasons(group))
+        for group in by_workload.values()
+        if not any(o["feasible"] for o in group)
+    ]
 
     assignments: list[Assignment] = []
     purchases: list[ReservedPurchase] = []
@@ -195,10 +195,10 @@ def assemble_plan(
         costs = solution.costs
         months = catalog.economics.amortization_months.value
         hours = catalog.economics.hours_per_month.value
-        for oid, row in solution.chosen.iterrows():
+        context = PlanContext.of(solution)
+        extras = workloads[list(extra_columns)].to_dict("records") if extra_columns else None
+        for row in solution.chosen.to_dict("records"):
             w = int(row["workload"])
-            group = by_workload[w]
-            extra = {c: _plain(workloads.at[w, c]) for c in extra_columns}
             assignments.append(
                 Assignment(
                     workload_id=str(row["workload_id"]),
@@ -207,14 +207,9 @@ def assemble_plan(
                     chips=int(row["chips"]),
                     chip_hours=round(float(row["chip_hours"]), 3),
                     monthly_cost_usd=round(float(row["monthly_cost_usd"]), 2),
-                    why=why_for(
-                        row.rename(oid),
-                        group[group["feasible"]],
-                        solution,
-                        group[~group["feasible"]],
-                    ),
+                    why=why_for(row, by_workload[w], context),
                     options=evaluations[w],
-                    extra=extra,
+                    extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
                 )
             )
         for r in solution.reserved.itertuples():

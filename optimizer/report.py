@@ -252,21 +252,28 @@ def _plan_markdown(plan: Plan) -> str:
     return "".join(parts)
 
 
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def render_records(records: list[dict[str, Any]], fmt: str, title: str) -> str:
     """Generic rendering of a list of flat records (validate, catalog show)."""
     if fmt == "json":
         return json.dumps(records, indent=2, default=str) + "\n"
-    frame = pd.DataFrame(records)
+    # object dtype: values keep their type (no 2 -> 2.0) and a missing value stays None, which
+    # the table and Markdown show as an empty cell (not "nan").
+    frame = pd.DataFrame(records, dtype=object)
     if fmt == "csv":
         return frame.to_csv(index=False)
+    rows = [["" if _missing(v) else v for v in row] for row in frame.itertuples(index=False)]
     if fmt == "md":
-        return f"# {title}\n\n" + markdown_table(list(frame.columns), frame.itertuples(index=False))
+        return f"# {title}\n\n" + markdown_table(list(frame.columns), rows)
     buffer = io.StringIO()
     console = Console(file=buffer, width=160, force_terminal=False, color_system=None)
     table = Table(title=title)
     for col in frame.columns:
-        table.add_column(str(col))
-    for row in frame.itertuples(index=False):
-        table.add_row(*("" if v is None else str(v) for v in row))
+        table.add_column(str(col), overflow="fold")  # long dotted paths wrap, never cut
+    for row in rows:
+        table.add_row(*(str(v) for v in row))
     console.print(table)
     return buffer.getvalue()
