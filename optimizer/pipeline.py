@@ -126,12 +126,15 @@ def compute_baselines(
     greedy_usd = sum(greedy.costs.values()) if greedy is not None else None
 
     def saving(value: float | None) -> float | None:
-        return None if value is None or objective is None else value - objective
+        return None if value is None or objective is None else round(value - objective, 2)
+
+    def cents(value: float | None) -> float | None:
+        return None if value is None else round(value, 2)
 
     return Baselines(
-        all_h100_on_demand_usd=all_base,
-        all_h100_optimal_usd=all_incumbent,
-        greedy_usd=greedy_usd,
+        all_h100_on_demand_usd=cents(all_base),
+        all_h100_optimal_usd=cents(all_incumbent),
+        greedy_usd=cents(greedy_usd),
         savings_vs_all_h100_on_demand_usd=saving(all_base),
         savings_vs_all_h100_optimal_usd=saving(all_incumbent),
         savings_vs_greedy_usd=saving(greedy_usd),
@@ -303,8 +306,11 @@ def _message(result: SolveResult) -> str:
 
 
 def _plain(value: object) -> object:
-    """Extra inventory values as JSON-friendly Python scalars (NaN becomes None)."""
-    if value is None:
+    """Extra inventory values as JSON-friendly Python scalars.
+
+    A blank cell is None whatever the file format (CSV reads it as "", YAML omits it).
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, float) and value != value:
         return None
