@@ -1,0 +1,83 @@
+"""Every solver outcome maps to a typed status; the plan never pretends a solution exists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulp
+import pytest
+
+from optimizer.errors import PlacementInputError
+from optimizer.formulation import build_model
+from optimizer.inventory import read_inventory
+from optimizer.pipeline import PlanResult, SolverOptions, plan
+from optimizer.solve import SolveStatus, make_solver, solve_model
+from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
+
+
+def _model() -> Any:
+    catalog = make_catalog(simple_catalog_dict())
+    inv = read_inventory(frame([workload("a")]), list(catalog.accelerators))
+    from optimizer.estimates import estimate
+
+    est = estimate(inv.workloads, catalog)
+    return build_model(est.options, inv.workloads["id"].tolist(), catalog)
+
+
+@pytest.mark.parametrize(
+    ("sol_status", "expected"),
+    [
+        (pulp.LpSolutionOptimal, SolveStatus.OPTIMAL),
+        (pulp.LpSolutionIntegerFeasible, SolveStatus.FEASIBLE),
+        (pulp.LpSolutionInfeasible, SolveStatus.INFEASIBLE),
+        (pulp.LpSolutionNoSolutionFound, SolveStatus.NO_SOLUTION),
+        (pulp.LpSolutionUnbounded, SolveStatus.ERROR),
+    ],
+)
+def test_solver_outcomes_map_to_typed_statuses(
+    monkeypatch: pytest.MonkeyPatch, sol_status: int, expected: SolveStatus
+) -> None:
+    model = _model()
+
+    def fake_solve(self: pulp.LpProblem, solver: Any = None) -> int:
+        self.sol_status = sol_status
+        self.status = pulp.LpStatusNotSolved
+        return self.status
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", fake_solve)
+    result = solve_model(model, "cbc")
+    assert result.status is expected
+    assert result.has_solution == (expected in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE))
+    if not result.has_solution:
+        assert result.objective is None
+        assert result.gap is None
+
+
+def test_time_limited_run_without_solution_is_reported_not_hidden(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_solution(self: pulp.LpProblem, solver: Any = None) -> int:
+        self.sol_status = pulp.LpSolutionNoSolutionFound
+        self.status = pulp.LpStatusNotSolved
+        return self.status
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", no_solution)
+    catalog = make_catalog(simple_catalog_dict())
+    result: PlanResult = plan(frame([workload("a")]), catalog, SolverOptions(time_limit_s=1))
+    assert result.plan.status == "infeasible"
+    assert result.plan.objective_monthly_usd is None
+    assert result.plan.assignments == []
+    assert "time limit" in result.plan.message
+    assert result.exit_code == 3
+
+
+def test_unknown_solver_is_a_usage_error() -> None:
+    with pytest.raises(PlacementInputError, match="expected one of highs, cbc"):
+        make_solver("gurobi", None, 0.0)
+
+
+def test_highs_reports_its_gap_and_time() -> None:
+    result = solve_model(_model(), "highs", time_limit=30, gap=0.0)
+    assert result.status is SolveStatus.OPTIMAL
+    assert result.gap == pytest.approx(0.0, abs=1e-9)
+    assert result.time_s > 0
