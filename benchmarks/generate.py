@@ -132,7 +132,10 @@ _NEURON_READY_FAMILIES = ("llama", "mistral", "bert", "roberta", "t5", "qwen2")
 
 
 def _pick(
-    rng: np.random.Generator, choices: Sequence[str], weights: Sequence[float], size: int
+    rng: np.random.Generator,
+    choices: Sequence[str],
+    weights: Sequence[float] | np.ndarray,
+    size: int,
 ) -> np.ndarray:
     p = np.asarray(weights, dtype=float)
     return rng.choice(np.asarray(choices, dtype=object), size=size, p=p / p.sum())
@@ -217,9 +220,9 @@ def synthetic_inventory(n: int, seed: int) -> pd.DataFrame:
         (training, (_TRAIN_PRECISION, _TRAIN_PRECISION_ENCODER)),
         (inference, (_INFER_PRECISION, _INFER_PRECISION_ENCODER)),
     ):
-        for style_mask, (choices, weights) in ((~encoder, dec), (encoder, enc)):
+        for style_mask, (choices, mix) in ((~encoder, dec), (encoder, enc)):
             mask = kind_mask & style_mask
-            precision[mask] = _pick(rng, choices, weights, int(mask.sum()))
+            precision[mask] = _pick(rng, choices, mix, int(mask.sum()))
     precision[features["qlora"]] = "int4"
 
     # Monthly volume: log-normal, scaled with model size.
@@ -257,13 +260,17 @@ def synthetic_inventory(n: int, seed: int) -> pd.DataFrame:
     # Pins are policy pins to the H100 fleet the team runs today (compliance, data residency):
     # with Trainium2 not yet adopted in the default catalog nobody pins work to it, and a trn2
     # pin would leave the all-H100 baseline undefined for the whole inventory.
-    pinned_accelerator = np.where(rng.random(n) < PIN_SHARE, "h100", None)
+    pinned_accelerator = np.full(n, None, dtype=object)
+    pinned_accelerator[rng.random(n) < PIN_SHARE] = "h100"
     neuron_ready = (
         (rng.random(n) < NEURON_READY_SHARE)
         & np.isin(family, _NEURON_READY_FAMILIES)
         & ~(pinned_accelerator == "h100")
     )
 
+    serving = np.full(n, None, dtype=object)
+    serving[online] = "online"
+    serving[inference & ~online] = "batch"
     team = _pick(rng, TEAMS, [1.0 / (rank + 2) for rank in range(len(TEAMS))], n)
 
     feature_text = [";".join(f for f in FEATURES if features[f][i]) for i in range(n)]
@@ -281,9 +288,7 @@ def synthetic_inventory(n: int, seed: int) -> pd.DataFrame:
             "precision": pd.Series(precision, dtype=object),
             "monthly_tokens_b": monthly_tokens_b,
             "h100_gpu_hours": h100_gpu_hours,
-            "serving": pd.Series(
-                np.where(training, None, np.where(online, "online", "batch")), dtype=object
-            ),
+            "serving": pd.Series(serving, dtype=object),
             "ttft_slo_ms": ttft_slo_ms,
             "features": pd.Series(feature_text, dtype=object),
             "needed_in_weeks": needed_in_weeks,

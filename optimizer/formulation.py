@@ -131,8 +131,9 @@ def add_porting_link_constraints(model: PlacementModel) -> None:
         \\quad \\forall j \\text{ not neuron\\_ready},\\ s \\text{ requiring porting}
     """
     opts = model.options[model.options["needs_port"]]
+    family_of = dict(zip(opts.index, opts["family"], strict=True))
     for (w, platform), group in opts.groupby(["workload", "platform"], sort=True).groups.items():
-        family = str(opts.at[group[0], "family"])
+        family = str(family_of[group[0]])
         key = (family, str(platform))
         if key not in model.port:
             model.port[key] = model.problem.add_variable(
