@@ -71,7 +71,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
         except CatalogError as err:
             problems.extend(err.problems)
             continue
-        problem = _set_path(result, path, value)
+        problem = _set_path(result, path, value, text.partition("=")[2].strip())
         if problem:
             problems.append(f"--set {text!r}: {problem}")
     if problems:
@@ -79,7 +79,7 @@ def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[s
     return result
 
 
-def _set_path(data: dict[str, Any], path: str, value: Any) -> str | None:
+def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | None:
     keys = path.split(".")
     node: Any = data
     for depth, key in enumerate(keys[:-1]):
@@ -98,6 +98,9 @@ def _set_path(data: dict[str, Any], path: str, value: Any) -> str | None:
     if not isinstance(node, dict):
         return _unknown(keys, node)
     current = node.get(last)
+    if isinstance(current, str):
+        # Text stays text: YAML would read an SDK version "2.20" as the number 2.2.
+        value = raw
     is_range_part = last in RANGE_KEYS and bool(RANGE_KEYS & node.keys())
     if last not in node and not (_may_add(keys) or is_range_part):
         return _unknown(keys, node)

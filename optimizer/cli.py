@@ -17,6 +17,7 @@ from optimizer.catalog import catalog_records, catalog_to_yaml, load_catalog
 from optimizer.errors import PlacementInputError
 from optimizer.inventory import InputError, read_inventory
 from optimizer.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
+from optimizer.reference import reference_report, render_reference, write_reference_inputs
 from optimizer.report import FORMATS, render_plan, render_records
 from optimizer.solve import DEFAULT_GAP, SOLVERS
 
@@ -265,6 +266,41 @@ def catalog_export(
         placement catalog export -o my_catalog.yaml
     """
     write_output(catalog_to_yaml(_catalog(catalog_path, overrides)), output)
+
+
+@cli.command("reference")
+@catalog_options
+@click.option(
+    "--write-inputs",
+    type=click.Path(file_okay=False),
+    help="Also write the inventories of every case (inputs/reference/) to this folder.",
+)
+@output_options
+@_guard
+def reference_command(
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    write_inputs: str | None,
+    fmt: str,
+    output: str | None,
+) -> None:
+    """The reference document's figures beside the model's, with deviations.
+
+    Each row is a figure of the document (training table, inference benchmark, latency, prices,
+    the monthly cost table's pure rows), the model's figure for the same case from its own
+    estimates, the deviation outside the printed range, and whether it is within tolerance.
+    Break-evens (the training volume from which Trainium2 pays for its porting and migration)
+    follow; the document does not give them.
+
+    \b
+    Example:
+        placement reference
+        placement reference --set platforms.neuron.sdk_version=2.17 --format md
+    """
+    catalog = _catalog(catalog_path, overrides)
+    if write_inputs is not None:
+        write_reference_inputs(write_inputs)
+    write_output(render_reference(reference_report(catalog), fmt), output)
 
 
 def main() -> None:

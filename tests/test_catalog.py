@@ -193,3 +193,9 @@ class TestThirdAcceleratorAndTerm:
             ("llama", "neuron")
         ]
         assert [m.platform for m in result.plan.migrations] == ["neuron"]
+
+
+def test_text_settings_stay_text() -> None:
+    # YAML would read 2.20 as the float 2.2 (and 2.2 < 2.18 as a version).
+    catalog = load_catalog(overrides=["platforms.neuron.sdk_version=2.20"])
+    assert catalog.platforms["neuron"].sdk_version == "2.20"
