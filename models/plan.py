@@ -24,6 +24,7 @@ class OptionEvaluation(_Out):
     chip_hours: float | None = None
     monthly_cost_usd: float | None = None
     ttft_ms: float | None = None
+    sizing: str | None = None
 
 
 class Assignment(_Out):

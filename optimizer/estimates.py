@@ -56,6 +56,7 @@ OPTION_COLUMNS: tuple[str, ...] = (
     "ready_weeks",
     "memory_gb",
     "fit_chips",
+    "sizing",
 )
 
 
@@ -207,6 +208,52 @@ def _fmt(values: pd.Series | np.ndarray, digits: int = 0) -> pd.Series:
     return series.round(digits).astype(str)
 
 
+def _sizing(
+    memory_gb: pd.Series,
+    fit_chips: np.ndarray,
+    deploy: np.ndarray,
+    replicas: np.ndarray,
+    online: pd.Series,
+    chip_gb: float,
+    usable_gb: float,
+    unit: int,
+    node: int,
+) -> pd.Series:
+    """The memory-fit sentence, e.g. "needs 812 GB: 15 chips of 64 GB (57.6 usable), rounded to
+    16 for 4-chip deployments"."""
+    index = memory_gb.index
+    fit = pd.Series(fit_chips, index=index)
+    deployed = pd.Series(deploy, index=index)
+    text = (
+        "needs "
+        + _fmt(memory_gb.to_numpy()).set_axis(index)
+        + " GB: "
+        + fit.astype(str)
+        + f" chips of {chip_gb:g} GB ({usable_gb:g} usable)"
+    )
+    rounded = deployed.ne(fit)
+    whole_nodes = (deployed > node) & (node != unit)
+    text = text.where(
+        ~rounded,
+        text
+        + ", rounded to "
+        + deployed.astype(str)
+        + (
+            pd.Series(f" for {unit}-chip instances" if unit > 1 else "", index=index).where(
+                ~whole_nodes, f" for whole {node}-chip nodes"
+            )
+        ),
+    )
+    many = online & (pd.Series(replicas, index=index) > 1)
+    return text.where(
+        ~many,
+        text
+        + ", x "
+        + pd.Series(replicas, index=index).astype("int64").astype(str)
+        + " replicas for the traffic",
+    )
+
+
 def accelerator_estimates(
     workloads: pd.DataFrame, attrs: pd.DataFrame, catalog: Catalog, accelerator: str
 ) -> pd.DataFrame:
@@ -241,6 +288,17 @@ def accelerator_estimates(
     online_chips = (replicas * deploy).astype("int64")
     chips = np.where(online, online_chips, deploy)
     chip_hours = np.where(online, online_chips * hours, work_chip_hours)
+    sizing = _sizing(
+        attrs["memory_gb"],
+        fit_chips,
+        deploy,
+        replicas,
+        online,
+        acc.memory_gb_per_chip.value,
+        usable_gb,
+        unit,
+        node,
+    )
 
     lat = catalog.latency
     ttft = (
@@ -319,6 +377,7 @@ def accelerator_estimates(
             "ready_weeks": ready_weeks,
             "memory_gb": attrs["memory_gb"],
             "fit_chips": fit_chips,
+            "sizing": sizing,
         },
         index=workloads.index,
     )

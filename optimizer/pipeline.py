@@ -175,6 +175,7 @@ def assemble_plan(
                 chip_hours=round(float(o["chip_hours"]), 3),
                 monthly_cost_usd=round(float(o["monthly_cost_usd"]), 2),
                 ttft_ms=None if pd.isna(o["ttft_ms"]) else round(float(o["ttft_ms"]), 2),
+                sizing=o["sizing"],
             )
             for o in group
         ]

@@ -162,6 +162,15 @@ class TestMemoryFit:
         chips = {o.accelerator: o.chips for o in result.plan.assignments[0].options}
         assert chips == {"h100": h100_chips, "trn2": trn2_chips}
 
+    def test_sizing_explains_the_chip_count(self) -> None:
+        catalog = make_catalog(simple_catalog_dict(), neuron_adopted)
+        result = run_plan([_online("a", params_b=400, h100_gpu_hours=1)], catalog)
+        sizing = {o.accelerator: o.sizing for o in result.plan.assignments[0].options}
+        assert sizing == {
+            "h100": "needs 800 GB: 10 chips of 80 GB (80 usable), rounded to 16 for whole 8-chip nodes",
+            "trn2": "needs 800 GB: 13 chips of 64 GB (64 usable), rounded to 16 for 4-chip instances",
+        }
+
     def test_memory_decides_the_accelerator(self) -> None:
         # Little traffic: cost follows the memory-fit deployment kept up all month.
         # 120B: H100 3 chips ($300 reserved) vs Trainium2 4 chips ($200): Trainium2.
