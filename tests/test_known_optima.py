@@ -167,7 +167,8 @@ class TestMemoryFit:
         result = run_plan([_online("a", params_b=400, h100_gpu_hours=1)], catalog)
         sizing = {o.accelerator: o.sizing for o in result.plan.assignments[0].options}
         assert sizing == {
-            "h100": "needs 800 GB: 10 chips of 80 GB (80 usable), rounded to 16 for whole 8-chip nodes",
+            "h100": "needs 800 GB: 10 chips of 80 GB (80 usable), "
+            "rounded to 16 for whole 8-chip nodes",
             "trn2": "needs 800 GB: 13 chips of 64 GB (64 usable), rounded to 16 for 4-chip instances",
         }
 
