@@ -169,7 +169,8 @@ class TestMemoryFit:
         assert sizing == {
             "h100": "needs 800 GB: 10 chips of 80 GB (80 usable), "
             "rounded to 16 for whole 8-chip nodes",
-            "trn2": "needs 800 GB: 13 chips of 64 GB (64 usable), rounded to 16 for 4-chip instances",
+            "trn2": "needs 800 GB: 13 chips of 64 GB (64 usable), "
+            "rounded to 16 for 4-chip instances",
         }
 
     def test_memory_decides_the_accelerator(self) -> None:
