@@ -207,6 +207,9 @@ class Catalog(_Strict):
     accelerators: dict[str, Accelerator]
     families: dict[str, Family]
     unknown_family_class: ModelClass
+    # Sources of plain settings (chip counts, bytes per parameter, SDK versions...), by dotted
+    # path; a path also covers everything below it.
+    sources: dict[str, str] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _references(self) -> Catalog:

@@ -195,5 +195,20 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
             return
         records.append({"path": path, "low": None, "point": node, "high": None, "source": ""})
 
-    walk(catalog.model_dump(mode="json"), "")
+    data = catalog.model_dump(mode="json")
+    data.pop("sources", None)
+    walk(data, "")
+    for record in records:
+        if not record["source"]:
+            record["source"] = setting_source(catalog, record["path"])
     return records
+
+
+def setting_source(catalog: Catalog, path: str) -> str:
+    """The ``sources`` entry for a plain setting: its own path or the nearest parent's."""
+    parts = path.split(".")
+    for end in range(len(parts), 0, -1):
+        source = catalog.sources.get(".".join(parts[:end]))
+        if source:
+            return source
+    return ""

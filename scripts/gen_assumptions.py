@@ -23,13 +23,53 @@ def _num(value: object) -> str:
     return "" if value is None else str(value)
 
 
+# Unit of a figure from its name: the catalog's names carry their units.
+UNITS = (
+    ("_usd_per_chip_hour", "USD per chip-hour"),
+    ("_usd_per_week", "USD per engineer-week"),
+    ("_usd", "USD"),
+    ("memory_gb_per_chip", "GB per chip"),
+    ("_weeks", "weeks"),
+    ("_per_family", "weeks"),
+    ("_ms_warm", "ms"),
+    ("_ms_cold", "ms"),
+    ("_months", "months"),
+    ("hours_per_month", "hours per month"),
+    ("tokens_per_reference_chip_hour", "tokens per H100 GPU-hour"),
+    ("tokens_per_s_per_reference_chip", "tokens/s per H100"),
+    ("throughput_vs_reference", "x H100 per chip"),
+    ("ratio_to_reference", "x H100"),
+    ("bytes_per_param", "bytes per parameter"),
+    ("params_b", "billion parameters"),
+    ("exponent", "exponent"),
+    ("elasticity", "exponent"),
+    ("ratio", "ratio"),
+    ("efficiency", "fraction"),
+    ("fraction", "fraction"),
+    ("factor", "x throughput"),
+    ("discount", "fraction"),
+)
+
+
+def unit_of(path: str) -> str:
+    name = path.split("@")[0]  # curve anchors: the unit is the curve's
+    return next((unit for suffix, unit in UNITS if suffix in name), "")
+
+
 def figure_table() -> str:
     rows = [
-        (f"`{r['path']}`", _num(r["low"]), _num(r["point"]), _num(r["high"]), r["source"])
+        (
+            f"`{r['path']}`",
+            _num(r["low"]),
+            _num(r["point"]),
+            _num(r["high"]),
+            unit_of(r["path"]),
+            r["source"],
+        )
         for r in catalog_records(load_catalog())
-        if r["source"]
+        if r["source"] and not r["path"].endswith(".source")
     ]
-    return markdown_table(["catalog path", "low", "point", "high", "source"], rows)
+    return markdown_table(["catalog path", "low", "point", "high", "unit", "source"], rows)
 
 
 def render(text: str) -> str:

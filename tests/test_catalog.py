@@ -32,7 +32,8 @@ def test_default_catalog_loads_with_a_source_for_every_figure() -> None:
     figures = [r for r in records if r["source"]]
     assert len(figures) > 40
     for record in figures:
-        assert record["low"] <= record["point"] <= record["high"], record["path"]
+        if record["low"] is not None:  # ranges and fixed figures; plain settings have no range
+            assert record["low"] <= record["point"] <= record["high"], record["path"]
 
 
 def test_every_range_has_a_source_and_money_is_named_in_usd() -> None:
@@ -199,3 +200,14 @@ def test_text_settings_stay_text() -> None:
     # YAML would read 2.20 as the float 2.2 (and 2.2 < 2.18 as a version).
     catalog = load_catalog(overrides=["platforms.neuron.sdk_version=2.20"])
     assert catalog.platforms["neuron"].sdk_version == "2.20"
+
+
+def test_every_number_in_the_default_catalog_has_a_source() -> None:
+    missing = [
+        r["path"]
+        for r in catalog_records(load_catalog())
+        if isinstance(r["point"], int | float)
+        and not isinstance(r["point"], bool)
+        and not r["source"]
+    ]
+    assert missing == []
