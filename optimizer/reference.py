@@ -83,6 +83,23 @@ class ReferenceCheck:
         }
 
 
+def _check(
+    section: str,
+    case: str,
+    quantity: str,
+    figure: float | dict[str, float],
+    model: float,
+    tolerance: float,
+    note: str = "",
+) -> ReferenceCheck:
+    """A check against a printed figure: one number, or a ``{low, high}`` range."""
+    if isinstance(figure, dict):
+        return ReferenceCheck(
+            section, case, quantity, figure["low"], figure["high"], model, tolerance, note
+        )
+    return ReferenceCheck(section, case, quantity, figure, None, model, tolerance, note)
+
+
 def _fmt(value: float | str | None) -> str:
     if value is None:
         return ""
@@ -131,39 +148,35 @@ def training_table_checks(catalog: Catalog, figures: dict[str, Any]) -> list[Ref
         inverse = row["h100_hours_8_gpus"] / row["trn2_hours_64_chips"]
         printed = row["throughput_ratio_printed"]
         checks += [
-            ReferenceCheck(
+            _check(
                 "training table",
                 name,
                 "Trainium2 hours on 64 chips",
                 row["trn2_hours_64_chips"],
-                None,
                 trn2_hours,
                 tol,
             ),
-            ReferenceCheck(
+            _check(
                 "training table",
                 name,
                 "H100 hours on 8 GPUs",
                 row["h100_hours_8_gpus"],
-                None,
                 h100_hours,
                 tol,
             ),
-            ReferenceCheck(
+            _check(
                 "training table",
                 name,
                 "cost ratio Trainium2 / H100 (on-demand)",
                 row["cost_ratio"],
-                None,
                 ratio,
                 tol,
             ),
-            ReferenceCheck(
+            _check(
                 "training table",
                 name,
                 "throughput ratio H100 time / Trainium2 time",
                 inverse,
-                None,
                 h100_hours / trn2_hours,
                 tol,
                 note=""
@@ -197,30 +210,27 @@ def inference_checks(catalog: Catalog, figures: dict[str, Any]) -> list[Referenc
     advantage = _cost(production, "trn2", "on_demand") / _cost(production, "h100", "on_demand") - 1
     case = "70B INT4"
     return [
-        ReferenceCheck(
+        _check(
             "inference",
             case,
             "tokens/s, 64 Trainium2 chips (benchmark)",
-            section["trn2_64_chip_tokens_per_s"]["low"],
-            section["trn2_64_chip_tokens_per_s"]["high"],
+            section["trn2_64_chip_tokens_per_s"],
             trn2_64,
             tol,
         ),
-        ReferenceCheck(
+        _check(
             "inference",
             case,
             "64 Trainium2 chips / 8 H100 throughput",
-            section["trn2_64_chips_vs_8_h100"]["low"],
-            section["trn2_64_chips_vs_8_h100"]["high"],
+            section["trn2_64_chips_vs_8_h100"],
             trn2_64 / h100_8,
             tol,
         ),
-        ReferenceCheck(
+        _check(
             "inference",
             "inference-heavy work",
             "H100 cost advantage (Trainium2 cost per token / H100's - 1, on-demand)",
-            section["h100_cost_advantage"]["low"],
-            section["h100_cost_advantage"]["high"],
+            section["h100_cost_advantage"],
             advantage,
             tol,
             note="with production serving efficiency",
@@ -245,39 +255,28 @@ def latency_checks(catalog: Catalog, figures: dict[str, Any]) -> list[ReferenceC
     now = ttft("trn2", [])
     sdk = catalog.platforms[platform].sdk_version
     return [
-        ReferenceCheck(
-            "latency",
-            "7B TTFT",
-            "H100 ms",
-            section["h100_ttft_7b_ms"]["low"],
-            section["h100_ttft_7b_ms"]["high"],
-            h100,
-            tol,
-        ),
-        ReferenceCheck(
+        _check("latency", "7B TTFT", "H100 ms", section["h100_ttft_7b_ms"], h100, tol),
+        _check(
             "latency",
             "7B TTFT",
             "Trainium2 cold ms, before graph caching",
-            section["trn2_ttft_7b_ms_cold_before_graph_caching"]["low"],
-            section["trn2_ttft_7b_ms_cold_before_graph_caching"]["high"],
+            section["trn2_ttft_7b_ms_cold_before_graph_caching"],
             ttft("trn2", [*old_sdk, "latency.start_mode=cold"]),
             tol,
         ),
-        ReferenceCheck(
+        _check(
             "latency",
             "7B TTFT",
             "Trainium2 warm ms, before graph caching",
-            section["trn2_ttft_7b_ms_warm_before_graph_caching"]["low"],
-            section["trn2_ttft_7b_ms_warm_before_graph_caching"]["high"],
+            section["trn2_ttft_7b_ms_warm_before_graph_caching"],
             ttft("trn2", [*old_sdk, "latency.start_mode=warm"]),
             tol,
         ),
-        ReferenceCheck(
+        _check(
             "latency",
             "7B TTFT",
             f"Trainium2 / H100 with graph caching (SDK {sdk})",
-            section["trn2_ttft_vs_h100_with_graph_caching"]["low"],
-            section["trn2_ttft_vs_h100_with_graph_caching"]["high"],
+            section["trn2_ttft_vs_h100_with_graph_caching"],
             now / h100,
             tol,
         ),
@@ -291,12 +290,11 @@ def price_checks(catalog: Catalog, figures: dict[str, Any]) -> list[ReferenceChe
     options = _options(figures["latency"]["workloads"], catalog, "prices")
     rate = options.groupby(["accelerator", "pricing"])["rate_usd_per_chip_hour"].first()
     checks = [
-        ReferenceCheck(
+        _check(
             "prices",
             "H100",
             "on-demand USD per GPU-hour",
-            section["h100_on_demand_usd_per_gpu_hour"]["low"],
-            section["h100_on_demand_usd_per_gpu_hour"]["high"],
+            section["h100_on_demand_usd_per_gpu_hour"],
             float(rate[("h100", "on_demand")]),
             tol,
         ),
@@ -305,12 +303,11 @@ def price_checks(catalog: Catalog, figures: dict[str, Any]) -> list[ReferenceChe
         if (accelerator, "reserved_1yr") in rate.index:
             discount = 1 - rate[(accelerator, "reserved_1yr")] / rate[(accelerator, "on_demand")]
             checks.append(
-                ReferenceCheck(
+                _check(
                     "prices",
                     accelerator,
                     "1-year reserved discount vs on-demand",
-                    section["reserved_1yr_discount"]["low"],
-                    section["reserved_1yr_discount"]["high"],
+                    section["reserved_1yr_discount"],
                     float(discount),
                     tol,
                 )
@@ -343,15 +340,7 @@ def cost_table_checks(catalog: Catalog, figures: dict[str, Any]) -> list[Referen
             ("h100_reserved", "h100_reserved_usd"),
         ):
             checks.append(
-                ReferenceCheck(
-                    "cost table",
-                    row["name"],
-                    f"{col} USD/month",
-                    row[key]["low"],
-                    row[key]["high"],
-                    costs[col],
-                    tol,
-                )
+                _check("cost table", row["name"], f"{col} USD/month", row[key], costs[col], tol)
             )
         best = min(costs, key=lambda col: costs[col])
         checks.append(
