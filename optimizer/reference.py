@@ -19,6 +19,7 @@ import yaml
 
 from models.catalog import Catalog
 from optimizer.catalog import apply_overrides, load_catalog
+from optimizer.errors import PlacementInputError
 from optimizer.estimates import estimate
 from optimizer.inventory import inventory_from_records
 
@@ -477,8 +478,26 @@ class ReferenceReport:
 
 
 def reference_report(catalog: Catalog | None = None) -> ReferenceReport:
-    """The comparison ``placement reference`` prints."""
+    """The comparison ``placement reference`` prints.
+
+    The document speaks of H100 and Trainium2 on-demand and 1-year reserved: a catalog without
+    them cannot be compared with it.
+    """
     catalog = catalog or load_catalog()
+    missing = [f"accelerators.{a}" for a in ("h100", "trn2") if a not in catalog.accelerators]
+    missing += [
+        f"pricing_options.{p}"
+        for p in ("on_demand", "reserved_1yr")
+        if p not in catalog.pricing_options
+    ]
+    if missing:
+        raise PlacementInputError(
+            [
+                f"the reference compares H100 and Trainium2, on-demand and 1-year reserved; "
+                f"the catalog has no {', '.join(missing)}"
+            ],
+            title="catalog cannot be compared with the reference",
+        )
     return ReferenceReport(reference_checks(catalog), break_even(catalog, reference_figures()))
 
 

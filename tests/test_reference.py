@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from click.testing import CliRunner
 
 from optimizer.catalog import load_catalog
+from optimizer.cli import cli
 from optimizer.reference import (
     ReferenceCheck,
     break_even,
@@ -169,3 +172,14 @@ class TestBreakEven:
 
         evens = break_even(make_catalog(default_catalog_dict(), free), reference_figures())
         assert all(b.h100_gpu_hours == 0 for b in evens)
+
+
+def test_a_catalog_without_the_documents_accelerators_is_a_clear_error(tmp_path: Path) -> None:
+    data = default_catalog_dict()
+    data["accelerators"]["trn3"] = data["accelerators"].pop("trn2")
+    path = tmp_path / "cat.yaml"
+    path.write_text(yaml.safe_dump(data), "utf-8")
+    renamed = CliRunner().invoke(cli, ["reference", "--catalog", str(path)])
+    assert renamed.exit_code == 2
+    assert "the catalog has no accelerators.trn2" in renamed.output
+    assert "Traceback" not in renamed.output
