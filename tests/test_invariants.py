@@ -49,6 +49,36 @@ def workloads(draw: st.DrawFn) -> dict[str, Any]:
     return row
 
 
+@st.composite
+def any_workloads(draw: st.DrawFn) -> dict[str, Any]:
+    """Wider than ``workloads``: pins, Neuron-ready families, unknown and pending families."""
+    row = draw(workloads())
+    row["model_family"] = draw(st.sampled_from([*FAMILIES, "deepseek_v3", "qwen2_5_vl", "x-lm"]))
+    if draw(st.integers(0, 5)) == 0:
+        row["pinned_accelerator"] = draw(st.sampled_from(["h100", "trn2"]))
+    if draw(st.integers(0, 5)) == 0:
+        row["neuron_ready"] = True
+    if draw(st.integers(0, 5)) == 0:
+        row["features"] = ";".join(
+            draw(
+                st.sets(
+                    st.sampled_from(
+                        [
+                            "flash_attention",
+                            "lora",
+                            "lora_multi_rank",
+                            "qlora",
+                            "moe",
+                            "speculative_decoding",
+                        ]
+                    ),
+                    max_size=3,
+                )
+            )
+        )
+    return row
+
+
 def inventories(max_size: int = 7) -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(workloads(), min_size=1, max_size=max_size).map(
         lambda rows: [{"id": f"w{i}", **row} for i, row in enumerate(rows)]
@@ -215,3 +245,23 @@ def test_cbc_and_highs_agree_on_the_simple_instances() -> None:
     assert cbc.plan.solver.name == "cbc"
     assert cbc.plan.objective_monthly_usd == pytest.approx(highs.plan.objective_monthly_usd)
     assert cbc.plan.objective_monthly_usd == pytest.approx(1900)
+
+
+@SETTINGS
+@given(
+    rows=st.lists(any_workloads(), min_size=1, max_size=8).map(
+        lambda rows: [{"id": f"w{i}", **row} for i, row in enumerate(rows)]
+    )
+)
+def test_any_inventory_gets_a_rechecked_explained_plan(rows: list[dict[str, Any]]) -> None:
+    catalog = make_catalog(DEFAULT)
+    result = run_plan(rows, catalog)  # re-checks every constraint and the totals
+    plan = result.plan
+    assert plan.status == "optimal"
+    assert len(plan.assignments) + len(plan.unplaced) == len(rows)
+    for assignment in plan.assignments:
+        assert assignment.why
+        assert len(assignment.options) == len(catalog.accelerators) * len(catalog.pricing_options)
+    for unplaced in plan.unplaced:
+        assert len(unplaced.reasons) == len(catalog.accelerators)
+    assert result.exit_code == (3 if plan.unplaced else 0)
