@@ -6,33 +6,59 @@ workloads stays linear: the per-family sharing counts are computed once per plan
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from models.catalog import Catalog
 from optimizer.extract import Solution
+from optimizer.formulation import reserved_unit_monthly_usd
 
 Option = dict[str, Any]
 
 
 @dataclass(frozen=True)
 class PlanContext:
-    """What the explanation needs from the whole plan: ports, migrations, port sharing."""
+    """What the explanation needs from the whole plan: ports, migrations, port sharing, and
+    each reserved pool's spare chip-hours, unit capacity and unit price."""
 
     ported: frozenset[tuple[str, str]]
     adopted: frozenset[str]
     port_users: Counter[tuple[str, str]]
+    spare_chip_hours: dict[tuple[str, str], float]
+    unit_chip_hours: dict[tuple[str, str], float]
+    unit_usd: dict[tuple[str, str], float]
 
     @classmethod
-    def of(cls, solution: Solution) -> PlanContext:
+    def of(cls, solution: Solution, catalog: Catalog) -> PlanContext:
         chosen = solution.chosen[solution.chosen["needs_port"]]
         users = Counter(zip(chosen["family"], chosen["platform"], strict=True))
+        hours = catalog.economics.hours_per_month.value
+        unit_chip_hours: dict[tuple[str, str], float] = {}
+        unit_usd: dict[tuple[str, str], float] = {}
+        for acc, spec in catalog.accelerators.items():
+            for pricing in catalog.pricing_for(acc):
+                usable = catalog.pricing_options[pricing].usable_fraction
+                if usable is not None:
+                    unit_chip_hours[(acc, pricing)] = (
+                        spec.reservation_unit_chips * hours * usable.value
+                    )
+                    unit_usd[(acc, pricing)] = reserved_unit_monthly_usd(catalog, acc, pricing)
+        spare = {
+            (r.accelerator, r.pricing): r.units * unit_chip_hours[(r.accelerator, r.pricing)]
+            - r.used_chip_hours
+            for r in solution.reserved.itertuples()
+        }
         return cls(
             ported=frozenset(
                 zip(solution.ported["family"], solution.ported["platform"], strict=True)
             ),
             adopted=frozenset(solution.adopted),
             port_users=users,
+            spare_chip_hours=spare,
+            unit_chip_hours=unit_chip_hours,
+            unit_usd=unit_usd,
         )
 
 
@@ -101,8 +127,16 @@ def _why_not(best: Option, chosen: Option, context: PlanContext) -> str:
         return f"the {best['platform']} migration programme does not pay for itself"
     if best["needs_port"] and (best["family"], best["platform"]) not in context.ported:
         return f"porting {best['family']} to {best['platform']} does not pay for itself"
-    if best["pricing_kind"] == "reserved" and chosen["pricing_kind"] != "reserved":
-        return "a reserved unit for it would sit partly idle"
+    if best["pricing_kind"] == "reserved":
+        pool = (best["accelerator"], best["pricing"])
+        spare = max(0.0, context.spare_chip_hours.get(pool, 0.0))
+        if best["chip_hours"] > spare + 1e-6:
+            units = math.ceil((best["chip_hours"] - spare) / context.unit_chip_hours[pool] - 1e-9)
+            return (
+                f"the {best['accelerator']} {best['pricing']} pool has "
+                f"{spare:,.0f} spare chip-hours, so it would need {units} more reserved "
+                f"unit{'s' if units != 1 else ''} ({_usd(units * context.unit_usd[pool])}/month)"
+            )
     if best["pricing_kind"] != "reserved" and chosen["pricing_kind"] == "reserved":
         return "reserved capacity bought for other work has room for it"
     return "the pools and fixed costs of the whole plan make this cheaper overall"

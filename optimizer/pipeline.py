@@ -201,7 +201,7 @@ def assemble_plan(
         costs = solution.costs
         months = catalog.economics.amortization_months.value
         hours = catalog.economics.hours_per_month.value
-        context = PlanContext.of(solution)
+        context = PlanContext.of(solution, catalog)
         extras = _records(workloads[list(extra_columns)]) if extra_columns else None
         for row in _records(solution.chosen):
             w = int(row["workload"])
