@@ -52,6 +52,21 @@ class TestReservedCapacity:
         assert placement_of(result) == {"a": ("h100", "on_demand")}
         assert result.plan.reserved_purchases == []
 
+    def test_why_names_the_unit_a_reserved_option_would_need(self, simple_catalog: Catalog) -> None:
+        # "a" fills one unit exactly; "b" (40 h) stays on-demand ($80) rather than buy a unit.
+        rows = [
+            workload("a", h100_gpu_hours=100),
+            workload("b", h100_gpu_hours=40, pinned_accelerator="h100"),
+        ]
+        result = run_plan(rows, simple_catalog)
+        assert result.plan.objective_monthly_usd == pytest.approx(180)
+        why = next(a.why for a in result.plan.assignments if a.workload_id == "b")
+        assert why == (
+            "h100 reserved_1yr would be $40/month vs $80, but the h100 reserved_1yr pool has "
+            "0 spare chip-hours, so it would need 1 more reserved unit ($100/month); "
+            "excluded: trn2: pinned to h100 by policy"
+        )
+
     def test_pool_is_shared(self, simple_catalog: Catalog) -> None:
         # 60 + 60 chip-h: 2 shared units ($200) beat 1 unit + 60 h on-demand ($220).
         rows = [workload("a", h100_gpu_hours=60), workload("b", h100_gpu_hours=60)]
