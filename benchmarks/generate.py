@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from models.workload import FEATURES
+from models.workload import FEATURES, KNOWN_COLUMNS
 
 __all__ = [
     "COLUMNS",
@@ -46,22 +46,7 @@ __all__ = [
     "write_inventory",
 ]
 
-COLUMNS: tuple[str, ...] = (
-    "id",
-    "kind",
-    "model_family",
-    "params_b",
-    "precision",
-    "monthly_tokens_b",
-    "h100_gpu_hours",
-    "serving",
-    "ttft_slo_ms",
-    "features",
-    "needed_in_weeks",
-    "neuron_ready",
-    "pinned_accelerator",
-    "team",
-)
+COLUMNS: tuple[str, ...] = (*KNOWN_COLUMNS, "team")
 
 TRAINING_SHARE = 0.35
 GPU_HOURS_SHARE = 0.25  # volume given as measured H100 GPU-hours rather than tokens

@@ -13,7 +13,7 @@ from typing import Any
 
 from models.catalog import Catalog
 from optimizer.extract import Solution
-from optimizer.formulation import reserved_unit_monthly_usd
+from optimizer.formulation import reserved_unit_chip_hours, reserved_unit_monthly_usd
 
 Option = dict[str, Any]
 
@@ -34,15 +34,13 @@ class PlanContext:
     def of(cls, solution: Solution, catalog: Catalog) -> PlanContext:
         chosen = solution.chosen[solution.chosen["needs_port"]]
         users = Counter(zip(chosen["family"], chosen["platform"], strict=True))
-        hours = catalog.economics.hours_per_month.value
         unit_chip_hours: dict[tuple[str, str], float] = {}
         unit_usd: dict[tuple[str, str], float] = {}
-        for acc, spec in catalog.accelerators.items():
+        for acc in catalog.accelerators:
             for pricing in catalog.pricing_for(acc):
-                usable = catalog.pricing_options[pricing].usable_fraction
-                if usable is not None:
-                    unit_chip_hours[(acc, pricing)] = (
-                        spec.reservation_unit_chips * hours * usable.value
+                if catalog.pricing_options[pricing].kind == "reserved":
+                    unit_chip_hours[(acc, pricing)] = reserved_unit_chip_hours(
+                        catalog, acc, pricing
                     )
                     unit_usd[(acc, pricing)] = reserved_unit_monthly_usd(catalog, acc, pricing)
         spare = {

@@ -8,7 +8,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from models.catalog import Catalog
-from optimizer.formulation import PlacementModel, porting_one_off_usd, reserved_unit_monthly_usd
+from optimizer.formulation import (
+    PlacementModel,
+    porting_one_off_usd,
+    reserved_unit_chip_hours,
+    reserved_unit_monthly_usd,
+)
 
 
 @dataclass(frozen=True)
@@ -101,15 +106,12 @@ def greedy_solution(options: pd.DataFrame, catalog: Catalog) -> Solution:
     triggers: whole reserved units for the chip-hours placed, the ports and the migrations."""
     feasible = options[options["feasible"]]
     chosen = feasible.loc[feasible.groupby("workload")["monthly_cost_usd"].idxmin()]
-    hours = catalog.economics.hours_per_month.value
     rows = []
     on_reserved = chosen[chosen["pricing_kind"].eq("reserved")]
     for (acc, pricing), used in (
         on_reserved.groupby(["accelerator", "pricing"])["chip_hours"].sum().items()
     ):
-        usable = catalog.pricing_options[str(pricing)].usable_fraction
-        assert usable is not None
-        per_unit = catalog.accelerators[str(acc)].reservation_unit_chips * hours * usable.value
+        per_unit = reserved_unit_chip_hours(catalog, str(acc), str(pricing))
         units = math.ceil(used / per_unit - 1e-9)
         rows.append(
             {

@@ -103,7 +103,6 @@ def add_reserved_capacity_constraints(model: PlacementModel, catalog: Catalog) -
     ``u_p`` the usable fraction of reserved capacity.
     """
     opts = model.options[model.options["pricing_kind"].eq("reserved")]
-    hours = catalog.economics.hours_per_month.value
     for (acc, pricing), group in opts.groupby(["accelerator", "pricing"], sort=True).groups.items():
         units = model.problem.add_variable(
             name("reserved_units", model.names.keys[str(acc)], model.names.keys[str(pricing)]),
@@ -111,9 +110,7 @@ def add_reserved_capacity_constraints(model: PlacementModel, catalog: Catalog) -
             cat=pulp.LpInteger,
         )
         model.reserved_units[(str(acc), str(pricing))] = units
-        usable = catalog.pricing_options[str(pricing)].usable_fraction
-        assert usable is not None  # reserved options always carry one (catalog validation)
-        capacity = catalog.accelerators[str(acc)].reservation_unit_chips * hours * usable.value
+        capacity = reserved_unit_chip_hours(catalog, str(acc), str(pricing))
         expr = pulp.LpAffineExpression(
             [(model.assign[oid], float(h)) for oid, h in opts.loc[group, "chip_hours"].items()]
         )
@@ -239,6 +236,18 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
     for expr in model.costs.values():
         objective.addInPlace(expr)
     model.problem.setObjective(objective)
+
+
+def reserved_unit_chip_hours(catalog: Catalog, accelerator: str, pricing: str) -> float:
+    """Usable chip-hours of one reservation unit a month: ``U_a * H * u_p``."""
+    usable = catalog.pricing_options[pricing].usable_fraction
+    if usable is None:
+        raise ValueError(f"pricing option {pricing!r} is not a reservation")
+    return (
+        catalog.accelerators[accelerator].reservation_unit_chips
+        * catalog.economics.hours_per_month.value
+        * usable.value
+    )
 
 
 def reserved_unit_monthly_usd(catalog: Catalog, accelerator: str, pricing: str) -> float:

@@ -34,6 +34,7 @@ from optimizer.formulation import (
     FormulationSettings,
     build_model,
     porting_one_off_usd,
+    reserved_unit_chip_hours,
     write_model_file,
 )
 from optimizer.inventory import Inventory, read_inventory
@@ -200,7 +201,6 @@ def assemble_plan(
     if solution is not None:
         costs = solution.costs
         months = catalog.economics.amortization_months.value
-        hours = catalog.economics.hours_per_month.value
         context = PlanContext.of(solution, catalog)
         extras = _records(workloads[list(extra_columns)]) if extra_columns else None
         for row in _records(solution.chosen):
@@ -220,12 +220,8 @@ def assemble_plan(
             )
         for r in solution.reserved.itertuples():
             acc = catalog.accelerators[str(r.accelerator)]
-            usable = catalog.pricing_options[str(r.pricing)].usable_fraction
-            capacity = (
-                int(r.units)
-                * acc.reservation_unit_chips
-                * hours
-                * (usable.value if usable else 1.0)
+            capacity = int(r.units) * reserved_unit_chip_hours(
+                catalog, str(r.accelerator), str(r.pricing)
             )
             purchases.append(
                 ReservedPurchase(
