@@ -71,10 +71,6 @@ class Estimates:
     workloads: pd.DataFrame
     options: pd.DataFrame
 
-    @property
-    def feasible(self) -> pd.DataFrame:
-        return self.options[self.options["feasible"]]
-
 
 def _version_tuple(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split(".") if part.isdigit())
