@@ -116,8 +116,9 @@ def compute_baselines(
     on_adopted = options["feasible"] & options["accelerator"].isin(adopted)
     all_incumbent: float | None = None
     if set(options.loc[on_adopted, "workload"]) == set(placeable):
+        # Unplaceable workloads have no feasible option, so the model leaves them out already.
         restricted, _ = solve_placement(
-            _only_placeable(estimates),
+            estimates,
             catalog,
             solver,
             FormulationSettings(allowed_accelerators=adopted),
@@ -140,13 +141,6 @@ def compute_baselines(
         savings_vs_all_h100_optimal_usd=saving(all_incumbent),
         savings_vs_greedy_usd=saving(greedy_usd),
     )
-
-
-def _only_placeable(estimates: Estimates) -> Estimates:
-    """Restricted baselines must still place every placeable workload; drop the unplaceable."""
-    options = estimates.options
-    placeable = options.loc[options["feasible"], "workload"].unique()
-    return Estimates(estimates.workloads, options[options["workload"].isin(placeable)])
 
 
 def assemble_plan(

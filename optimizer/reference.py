@@ -404,13 +404,13 @@ def break_even(catalog: Catalog, figures: dict[str, Any]) -> list[BreakEven]:
         new = options["platform"].isin(migrating)
         incumbent_rate = float(per_hour[~new].min())
         new_rate = float(per_hour[new].min()) if new.any() else math.inf
-        fixed = _fixed_monthly(catalog, model["model_family"])
+        fixed = _fixed_monthly(catalog)
         volume = fixed / (incumbent_rate - new_rate) if new_rate < incumbent_rate else None
         results.append(BreakEven(model["name"], volume, incumbent_rate, new_rate, fixed))
     return results
 
 
-def _fixed_monthly(catalog: Catalog, family: str) -> float:
+def _fixed_monthly(catalog: Catalog) -> float:
     """Porting plus migration, amortized, for one family moving to every non-adopted platform."""
     months = catalog.economics.amortization_months.value
     total = 0.0
