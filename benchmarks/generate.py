@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from models.workload import FEATURES, KNOWN_COLUMNS
+from placement.models.workload import FEATURES, KNOWN_COLUMNS
 
 __all__ = [
     "COLUMNS",

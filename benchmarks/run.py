@@ -1,4 +1,4 @@
-"""End-to-end benchmark of ``optimizer.pipeline.plan`` on synthetic inventories.
+"""End-to-end benchmark of ``placement.pipeline.plan`` on synthetic inventories.
 
 ::
 
@@ -8,7 +8,7 @@
 
 For each size a seeded inventory (``benchmarks.generate.synthetic_inventory``) is handed to
 ``plan()`` as a DataFrame, so reading and validation are part of the measurement. Stage times
-come from the same ``plan()`` call: the stage functions ``optimizer.pipeline`` calls
+come from the same ``plan()`` call: the stage functions ``placement.pipeline`` calls
 (``read_inventory``, ``estimate``, ``build_model``, ``solve_model``, ``extract_solution``,
 ``compute_baselines``, ``assemble_plan``...) are wrapped with timers for the duration of the
 run, nothing else changes. Calls nested in another timed stage are reported under it (the
@@ -43,12 +43,12 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import optimizer.pipeline as pipeline
+import placement.pipeline as pipeline
 from benchmarks.generate import synthetic_inventory
-from optimizer.catalog import load_catalog
-from optimizer.formulation import PlacementModel
-from optimizer.pipeline import SolverOptions
-from optimizer.solve import DEFAULT_GAP
+from placement.catalog import load_catalog
+from placement.formulation import PlacementModel
+from placement.pipeline import SolverOptions
+from placement.solve import DEFAULT_GAP
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 DEFAULT_SECTION = "main"
@@ -56,7 +56,7 @@ TARGET_WORKLOADS = 10_000
 TARGET_SECONDS = 10.0
 TARGET_GAP = 1e-3
 
-# The stage functions plan() looks up in optimizer.pipeline's namespace, with report labels.
+# The stage functions plan() looks up in placement.pipeline's namespace, with report labels.
 WRAPPED: dict[str, str] = {
     "load_catalog": "catalog",
     "read_inventory": "read",
@@ -531,7 +531,7 @@ def _measurement_args(argv: Sequence[str]) -> list[str]:
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks.run",
-        description="Time optimizer.pipeline.plan end to end on synthetic inventories.",
+        description="Time placement.pipeline.plan end to end on synthetic inventories.",
     )
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--seed", type=int, default=0)

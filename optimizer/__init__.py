@@ -2,22 +2,30 @@
 
 The Python API the ``placement`` command line is a thin layer over::
 
-    from optimizer import plan, load_catalog
+    from placement import plan, load_catalog
     catalog = load_catalog(overrides=["economics.amortization_months=24"])
     result = plan("inputs/sample_inventory.csv", catalog)
     result.plan.objective_monthly_usd
 """
 
-from optimizer.catalog import load_catalog
-from optimizer.checks import check_plan
-from optimizer.estimates import estimate
-from optimizer.inventory import InputError, read_inventory
-from optimizer.pipeline import PlanResult, SolverOptions, plan
+from importlib.metadata import PackageNotFoundError, version
+
+from placement.catalog import load_catalog
+from placement.checks import check_plan
+from placement.estimates import estimate
+from placement.inventory import InputError, read_inventory
+from placement.pipeline import PlanResult, SolverOptions, plan
+
+try:
+    __version__ = version("placement")
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "InputError",
     "PlanResult",
     "SolverOptions",
+    "__version__",
     "check_plan",
     "estimate",
     "load_catalog",

@@ -1,5 +1,5 @@
-"""``python -m optimizer`` runs the ``placement`` command line."""
+"""``python -m placement`` runs the ``placement`` command line."""
 
-from optimizer.cli import main
+from placement.cli import main
 
 main()

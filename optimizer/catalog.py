@@ -17,8 +17,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from models.catalog import Catalog
-from optimizer.errors import CatalogError
+from placement.errors import CatalogError
+from placement.models.catalog import Catalog
 
 DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
 RANGE_KEYS = {"low", "high", "point"}
@@ -26,7 +26,7 @@ RANGE_KEYS = {"low", "high", "point"}
 
 def default_catalog_text() -> str:
     """The packaged default catalog, as written (with its comments)."""
-    return resources.files("optimizer.data").joinpath(DEFAULT_CATALOG_RESOURCE).read_text("utf-8")
+    return resources.files("placement.data").joinpath(DEFAULT_CATALOG_RESOURCE).read_text("utf-8")
 
 
 def _load_mapping(path: str | os.PathLike[str] | None) -> tuple[dict[str, Any], str]:

@@ -11,8 +11,8 @@ import math
 
 import pandas as pd
 
-from models.catalog import Catalog
-from models.plan import Plan
+from placement.models.catalog import Catalog
+from placement.models.plan import Plan
 
 TOLERANCE_USD = 0.05  # plan figures are rounded to cents
 RELATIVE = 1e-6

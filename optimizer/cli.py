@@ -12,14 +12,14 @@ from typing import Any
 
 import click
 
-from models.catalog import Catalog
-from optimizer.catalog import catalog_records, catalog_to_yaml, load_catalog
-from optimizer.errors import PlacementInputError
-from optimizer.inventory import InputError, read_inventory
-from optimizer.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
-from optimizer.reference import reference_report, render_reference, write_reference_inputs
-from optimizer.report import FORMATS, render_plan, render_records
-from optimizer.solve import DEFAULT_GAP, SOLVERS
+from placement.catalog import catalog_records, catalog_to_yaml, load_catalog
+from placement.errors import PlacementInputError
+from placement.inventory import InputError, read_inventory
+from placement.models.catalog import Catalog
+from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
+from placement.reference import reference_report, render_reference, write_reference_inputs
+from placement.report import FORMATS, render_plan, render_records
+from placement.solve import DEFAULT_GAP, SOLVERS
 
 
 def write_output(text: str, output: str | None) -> None:

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from models.catalog import Catalog, ThroughputAnchor
-from models.workload import FEATURES
+from placement.models.catalog import Catalog, ThroughputAnchor
+from placement.models.workload import FEATURES
 
 OPTION_COLUMNS: tuple[str, ...] = (
     "workload",

@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from models.catalog import Catalog
-from optimizer.extract import Solution
-from optimizer.formulation import reserved_unit_chip_hours, reserved_unit_monthly_usd
+from placement.extract import Solution
+from placement.formulation import reserved_unit_chip_hours, reserved_unit_monthly_usd
+from placement.models.catalog import Catalog
 
 Option = dict[str, Any]
 

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from models.catalog import Catalog
-from optimizer.formulation import (
+from placement.formulation import (
     PlacementModel,
     porting_one_off_usd,
     reserved_unit_chip_hours,
     reserved_unit_monthly_usd,
 )
+from placement.models.catalog import Catalog
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pulp
 
-from models.catalog import Catalog
-from optimizer.naming import name, name_map, unique_clean
+from placement.models.catalog import Catalog
+from placement.naming import name, name_map, unique_clean
 
 
 @dataclass(frozen=True)

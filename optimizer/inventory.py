@@ -24,7 +24,7 @@ import pandas as pd
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
-from models.workload import (
+from placement.models.workload import (
     ACCELERATOR_NAMES,
     EXPECTED,
     FEATURES,

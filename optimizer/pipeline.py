@@ -12,8 +12,20 @@ from typing import Any
 
 import pandas as pd
 
-from models.catalog import Catalog
-from models.plan import (
+from placement.catalog import load_catalog
+from placement.estimates import Estimates, estimate
+from placement.explain import PlanContext, excluded_reasons, why_for
+from placement.extract import Solution, extract_solution, greedy_solution
+from placement.formulation import (
+    FormulationSettings,
+    build_model,
+    porting_one_off_usd,
+    reserved_unit_chip_hours,
+    write_model_file,
+)
+from placement.inventory import Inventory, read_inventory
+from placement.models.catalog import Catalog
+from placement.models.plan import (
     Assignment,
     Baselines,
     CostBreakdown,
@@ -26,19 +38,7 @@ from models.plan import (
     SolverInfo,
     Unplaced,
 )
-from optimizer.catalog import load_catalog
-from optimizer.estimates import Estimates, estimate
-from optimizer.explain import PlanContext, excluded_reasons, why_for
-from optimizer.extract import Solution, extract_solution, greedy_solution
-from optimizer.formulation import (
-    FormulationSettings,
-    build_model,
-    porting_one_off_usd,
-    reserved_unit_chip_hours,
-    write_model_file,
-)
-from optimizer.inventory import Inventory, read_inventory
-from optimizer.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
+from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2

@@ -1,6 +1,6 @@
 """The reference document's figures beside the model's own, with deviations and tolerances.
 
-Every model figure here comes from :func:`optimizer.estimates.estimate` (or the full planner, for
+Every model figure here comes from :func:`placement.estimates.estimate` (or the full planner, for
 break-evens) run on the workloads that represent a case of the document, never from the catalog
 read back directly, so ``placement reference`` checks the whole estimation chain.
 """
@@ -17,11 +17,11 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from models.catalog import Catalog
-from optimizer.catalog import apply_overrides, load_catalog
-from optimizer.errors import PlacementInputError
-from optimizer.estimates import estimate
-from optimizer.inventory import inventory_from_records
+from placement.catalog import apply_overrides, load_catalog
+from placement.errors import PlacementInputError
+from placement.estimates import estimate
+from placement.inventory import inventory_from_records
+from placement.models.catalog import Catalog
 
 FIGURES_RESOURCE = "reference_figures.yaml"
 
@@ -113,7 +113,7 @@ def _fmt(value: float | str | None) -> str:
 
 def reference_figures() -> dict[str, Any]:
     """The packaged figures of the document and the workloads of each case."""
-    text = resources.files("optimizer.data").joinpath(FIGURES_RESOURCE).read_text("utf-8")
+    text = resources.files("placement.data").joinpath(FIGURES_RESOURCE).read_text("utf-8")
     data: dict[str, Any] = yaml.safe_load(text)
     return data
 
@@ -518,7 +518,7 @@ def break_even_records(report: ReferenceReport) -> list[dict[str, Any]]:
 
 def render_reference(report: ReferenceReport, fmt: str) -> str:
     """The report in one of the shared output formats."""
-    from optimizer.report import render_records
+    from placement.report import render_records
 
     checks = [c.record() for c in report.checks]
     evens = break_even_records(report)

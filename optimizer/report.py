@@ -11,7 +11,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-from models.plan import Plan
+from placement.models.plan import Plan
 
 FORMATS = ("table", "json", "csv", "md")
 

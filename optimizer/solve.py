@@ -17,8 +17,8 @@ from enum import StrEnum
 
 import pulp
 
-from optimizer.errors import PlacementInputError
-from optimizer.formulation import PlacementModel
+from placement.errors import PlacementInputError
+from placement.formulation import PlacementModel
 
 SOLVERS = ("highs", "cbc")
 # 0.1%: closing the last 0.01% can take minutes at 10,000 workloads (docs/performance.md).

@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from models.catalog import Catalog
-from optimizer.catalog import default_catalog_text
-from optimizer.checks import check_plan
-from optimizer.inventory import read_inventory
-from optimizer.pipeline import PlanResult, SolverOptions, plan
+from placement.catalog import default_catalog_text
+from placement.checks import check_plan
+from placement.inventory import read_inventory
+from placement.models.catalog import Catalog
+from placement.pipeline import PlanResult, SolverOptions, plan
 
 EXACT = SolverOptions(solver="highs", gap=0.0)
 

@@ -24,10 +24,10 @@ from benchmarks.generate import (  # noqa: E402
     main,
     synthetic_inventory,
 )
-from models.workload import FEATURES  # noqa: E402
-from optimizer.catalog import load_catalog  # noqa: E402
-from optimizer.inventory import read_inventory  # noqa: E402
-from optimizer.pipeline import plan  # noqa: E402
+from placement.catalog import load_catalog  # noqa: E402
+from placement.inventory import read_inventory  # noqa: E402
+from placement.models.workload import FEATURES  # noqa: E402
+from placement.pipeline import plan  # noqa: E402
 
 ACCELERATORS = ["trn2", "h100"]
 

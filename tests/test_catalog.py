@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from models.catalog import Catalog
-from optimizer.catalog import apply_overrides, catalog_records, load_catalog
-from optimizer.errors import CatalogError
+from placement.catalog import apply_overrides, catalog_records, load_catalog
+from placement.errors import CatalogError
+from placement.models.catalog import Catalog
 from tests.conftest import EXACT, default_catalog_dict, make_catalog, placement_of, run_plan
 
 

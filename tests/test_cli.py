@@ -1,6 +1,6 @@
 """The ``placement`` command line: formats, output files, exit codes, overrides, catalogs, help.
 
-Runs ``optimizer.cli.cli`` in-process with click's CliRunner (stdout and stderr apart), plus one
+Runs ``placement.cli.cli`` in-process with click's CliRunner (stdout and stderr apart), plus one
 real process of the ``placement`` console script for the exit code as a shell sees it.
 """
 
@@ -20,8 +20,8 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from optimizer.catalog import load_catalog
-from optimizer.cli import cli
+from placement.catalog import load_catalog
+from placement.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "inputs" / "sample_inventory.csv"

@@ -21,7 +21,7 @@ import click
 import pytest
 from click.testing import CliRunner, Result
 
-from optimizer.cli import cli
+from placement.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_DOC = ROOT / "docs" / "cli.md"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from models.catalog import Catalog
+from placement.models.catalog import Catalog
 from tests.conftest import (
     EXACT,
     default_catalog_dict,
@@ -220,7 +220,7 @@ def test_removing_a_workload_never_raises_the_optimum(
 
 
 def test_cbc_and_highs_agree_on_the_simple_instances() -> None:
-    from optimizer.pipeline import SolverOptions
+    from placement.pipeline import SolverOptions
 
     rows = [
         {

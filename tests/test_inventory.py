@@ -17,8 +17,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from models.workload import FEATURES, KINDS, PRECISIONS, SERVING_MODES, Workload
-from optimizer.inventory import (
+from placement.inventory import (
     FRAME_COLUMNS,
     InputError,
     InputProblem,
@@ -26,6 +25,7 @@ from optimizer.inventory import (
     inventory_from_records,
     read_inventory,
 )
+from placement.models.workload import FEATURES, KINDS, PRECISIONS, SERVING_MODES, Workload
 
 DATA = Path(__file__).parent / "data" / "inventory"
 ACCELERATORS = ("trn2", "h100")

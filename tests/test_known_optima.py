@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from models.catalog import Catalog
+from placement.models.catalog import Catalog
 from tests.conftest import make_catalog, placement_of, run_plan, simple_catalog_dict, workload
 
 

@@ -14,9 +14,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from optimizer.catalog import load_catalog
-from optimizer.cli import cli
-from optimizer.reference import (
+from placement.catalog import load_catalog
+from placement.cli import cli
+from placement.reference import (
     ReferenceCheck,
     break_even,
     reference_checks,

@@ -10,9 +10,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from optimizer.catalog import load_catalog
-from optimizer.estimates import estimate
-from optimizer.inventory import read_inventory
+from placement.catalog import load_catalog
+from placement.estimates import estimate
+from placement.inventory import read_inventory
 from tests.conftest import EXACT, frame, placement_of, run_plan
 
 CATALOG = load_catalog()

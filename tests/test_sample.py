@@ -16,10 +16,10 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from models.workload import is_blank
-from optimizer.checks import check_plan
-from optimizer.inventory import read_inventory
-from optimizer.pipeline import EXIT_OK, PlanResult, plan
+from placement.checks import check_plan
+from placement.inventory import read_inventory
+from placement.models.workload import is_blank
+from placement.pipeline import EXIT_OK, PlanResult, plan
 
 ROOT = Path(__file__).resolve().parents[1]
 INPUTS = ROOT / "inputs"
@@ -148,10 +148,10 @@ def test_sample_plan_matches_golden(sample: PlanResult) -> None:
         assert actual[key] == expected[key], f"{key} changed; {hint}"
 
 
-def test_python_m_optimizer_json_stdout_is_pure_json(tmp_path: Path) -> None:
+def test_python_m_placement_json_stdout_is_pure_json(tmp_path: Path) -> None:
     """Solvers print banners on the C-level stdout; none of it may reach the JSON."""
     run = subprocess.run(
-        [sys.executable, "-m", "optimizer", "plan", str(SAMPLES["csv"]), "--format", "json"],
+        [sys.executable, "-m", "placement", "plan", str(SAMPLES["csv"]), "--format", "json"],
         capture_output=True,
         text=True,
         cwd=tmp_path,

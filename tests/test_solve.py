@@ -7,18 +7,18 @@ from typing import Any
 import pulp
 import pytest
 
-from optimizer.errors import PlacementInputError
-from optimizer.formulation import build_model
-from optimizer.inventory import read_inventory
-from optimizer.pipeline import PlanResult, SolverOptions, plan
-from optimizer.solve import SolveStatus, make_solver, solve_model
+from placement.errors import PlacementInputError
+from placement.formulation import build_model
+from placement.inventory import read_inventory
+from placement.pipeline import PlanResult, SolverOptions, plan
+from placement.solve import SolveStatus, make_solver, solve_model
 from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
 
 
 def _model() -> Any:
     catalog = make_catalog(simple_catalog_dict())
     inv = read_inventory(frame([workload("a")]), list(catalog.accelerators))
-    from optimizer.estimates import estimate
+    from placement.estimates import estimate
 
     est = estimate(inv.workloads, catalog)
     return build_model(est.options, inv.workloads["id"].tolist(), catalog)
