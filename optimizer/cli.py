@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import functools
-import os
 import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,37 +13,24 @@ from placement.catalog import catalog_records, catalog_to_yaml, load_catalog
 from placement.errors import PlacementInputError
 from placement.inventory import InputError, read_inventory
 from placement.models.catalog import Catalog
+from placement.output import STDOUT, check_output_path, write_output
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
 from placement.reference import reference_report, render_reference, write_reference_inputs
 from placement.report import FORMATS, render_plan, render_records
 from placement.solve import DEFAULT_GAP, SOLVERS
 
 
-def write_output(text: str, output: str | None) -> None:
-    """Print to stdout, or write ``output`` atomically (a temp file renamed into place)."""
-    if output is None:
-        click.echo(text, nl=False)
-        return
-    target = Path(output)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=directory)
-    except OSError as err:  # no such directory, no permission: a usage error, not a traceback
-        raise _unwritable("--output", output, err) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def emit(text: str, output: str | None) -> None:
+    """The command's result: on stdout, or written to ``--output`` by the safe-file rules."""
+    write_output(output or STDOUT, text)
 
 
-def _unwritable(option: str, path: str, err: OSError) -> PlacementInputError:
-    reason = err.strerror or str(err)
-    return PlacementInputError(
-        [f"{option} {path}: cannot write the file ({reason})"], title="invalid option"
-    )
+_output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write to this file instead of stdout ('-'): atomically, keeping its permissions.",
+)
 
 
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -60,12 +44,7 @@ def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Output format.",
     )
-    @click.option(
-        "--output",
-        "-o",
-        type=click.Path(dir_okay=False, writable=True),
-        help="Write to this file (atomically) instead of stdout.",
-    )
+    @_output_option
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         return func(*args, **kwargs)
@@ -175,16 +154,14 @@ def plan_command(
     Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
     anywhere (listed with reasons; the rest is planned) or no plan exists.
     """
+    for path in (output, write_model):
+        if path is not None:
+            check_output_path(path)
     catalog = _catalog(catalog_path, overrides)
-    try:
-        result = plan(
-            inventory, catalog, SolverOptions(solver, time_limit, gap), model_path=write_model
-        )
-    except OSError as err:
-        if write_model is None or err.filename != write_model:
-            raise
-        raise _unwritable("--write-model", write_model, err) from None
-    write_output(render_plan(result.plan, fmt), output)
+    result = plan(
+        inventory, catalog, SolverOptions(solver, time_limit, gap), model_path=write_model
+    )
+    emit(render_plan(result.plan, fmt), output)
     sys.exit(result.exit_code)
 
 
@@ -222,7 +199,7 @@ def validate_command(
             "status": "valid",
         }
     ]
-    write_output(render_records(records, fmt, f"{inventory}: valid"), output)
+    emit(render_records(records, fmt, f"{inventory}: valid"), output)
 
 
 @cli.group("catalog")
@@ -244,17 +221,12 @@ def catalog_show(
         placement catalog show --set accelerators.trn2.on_demand_usd_per_chip_hour=0.5
     """
     catalog = _catalog(catalog_path, overrides)
-    write_output(render_records(catalog_records(catalog), fmt, f"Catalog {catalog.name}"), output)
+    emit(render_records(catalog_records(catalog), fmt, f"Catalog {catalog.name}"), output)
 
 
 @catalog_group.command("export")
 @catalog_options
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, writable=True),
-    help="Write to this file (atomically) instead of stdout.",
-)
+@_output_option
 @_guard
 def catalog_export(
     catalog_path: str | None, overrides: tuple[str, ...], output: str | None
@@ -265,7 +237,7 @@ def catalog_export(
     Example:
         placement catalog export -o my_catalog.yaml
     """
-    write_output(catalog_to_yaml(_catalog(catalog_path, overrides)), output)
+    emit(catalog_to_yaml(_catalog(catalog_path, overrides)), output)
 
 
 @cli.command("reference")
@@ -300,7 +272,7 @@ def reference_command(
     catalog = _catalog(catalog_path, overrides)
     if write_inputs is not None:
         write_reference_inputs(write_inputs)
-    write_output(render_reference(reference_report(catalog), fmt), output)
+    emit(render_reference(reference_report(catalog), fmt), output)
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ Every ``add_<family>_constraints`` function below adds one constraint family and
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -301,9 +302,18 @@ def build_model(
     return model
 
 
-def write_model_file(model: PlacementModel, path: str | os.PathLike[str]) -> None:
-    """Write the MILP as MPS (``.mps``) or CPLEX LP (anything else) for inspection elsewhere."""
-    if str(path).lower().endswith(".mps"):
-        model.problem.writeMPS(str(path))
-    else:
-        model.problem.writeLP(str(path))
+def model_file_text(model: PlacementModel, path: str | os.PathLike[str]) -> str:
+    """The MILP as MPS (``path`` ending ``.mps``) or CPLEX LP (anything else), for inspection.
+
+    PuLP writes only to a path, so it writes into a private folder and the text is returned
+    for the caller to write by the safe-file rules (placement.output).
+    """
+    with tempfile.TemporaryDirectory() as folder:
+        if str(path).lower().endswith(".mps"):
+            scratch = os.path.join(folder, "model.mps")
+            model.problem.writeMPS(scratch)
+        else:
+            scratch = os.path.join(folder, "model.lp")
+            model.problem.writeLP(scratch)
+        with open(scratch, encoding="utf-8") as handle:
+            return handle.read()

@@ -19,9 +19,9 @@ from placement.extract import Solution, extract_solution, greedy_solution
 from placement.formulation import (
     FormulationSettings,
     build_model,
+    model_file_text,
     porting_one_off_usd,
     reserved_unit_chip_hours,
-    write_model_file,
 )
 from placement.inventory import Inventory, read_inventory
 from placement.models.catalog import Catalog
@@ -38,6 +38,7 @@ from placement.models.plan import (
     SolverInfo,
     Unplaced,
 )
+from placement.output import write_output
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 EXIT_OK = 0
@@ -83,7 +84,7 @@ def solve_placement(
     """Build and solve the MILP over the estimates' options; extract a solution if there is one."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
-        write_model_file(model, model_path)
+        write_output(model_path, model_file_text(model, model_path))
     result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
     return result, extract_solution(model, catalog) if result.has_solution else None
 

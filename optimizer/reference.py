@@ -8,6 +8,7 @@ read back directly, so ``placement reference`` checks the whole estimation chain
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import dataclass
 from importlib import resources
@@ -22,6 +23,7 @@ from placement.errors import PlacementInputError
 from placement.estimates import estimate
 from placement.inventory import inventory_from_records
 from placement.models.catalog import Catalog
+from placement.output import OutputError, write_files
 
 FIGURES_RESOURCE = "reference_figures.yaml"
 
@@ -452,17 +454,20 @@ def write_reference_inputs(directory: str | Path) -> list[Path]:
     for row in figures["cost_table"]["rows"]:
         files[row["file"]] = row["workloads"]
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    written = []
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(str(out), err.strerror or str(err)) from None
+    texts: dict[Path, str] = {}
     for name, rows in files.items():
         columns = list(dict.fromkeys(key for row in rows for key in row))
-        path = out / name
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(rows)
-        written.append(path)
-    return written
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+        texts[out / name] = buffer.getvalue()
+    write_files({str(path): text for path, text in texts.items()})
+    return list(texts)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,242 @@
+"""Write output files safely: atomically, keeping permissions, following links, never replacing
+what is not a regular file.
+
+Every file a command writes goes through here (``--output``, ``--write-model``, the CSV tables
+beside a CSV plan, ``reference --write-inputs``). The rules (DESIGN.md, "Files written"):
+
+- ``-`` is standard output.
+- A regular file, or a new one, is written atomically: the bytes go to a temporary file in the
+  target's own folder, are flushed to disk, and the temporary file is renamed over the target.
+  A reader sees the old content or the new, never a part; on any failure the old file is intact
+  and the temporary file is removed.
+- An existing file keeps its permission bits (and, where the user may, its owner and group); a
+  new file gets ``0666`` less the umask, like any file a shell redirection creates.
+- A symlink is followed (to the end of a chain) and the file it points to is replaced; the link
+  stays a link.
+- Anything else (a FIFO, ``/dev/stdout``, a device, a socket's path) is opened and written
+  directly, never replaced: replacing ``/dev/null`` with a regular file would break the machine.
+
+click's ``open_file(atomic=True)`` was the candidate library helper; it is not used because it
+creates the temporary file beside the symlink rather than its target (a rename across file
+systems fails), replaces the target even when the writer raised, and replaces FIFOs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import stat
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from placement.errors import PlacementInputError
+
+STDOUT = "-"
+
+
+class OutputError(PlacementInputError):
+    """An output path cannot be written; the message names the path and the reason."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__([f"{path}: cannot write the file ({reason})"], title="cannot write")
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; set it straight back (the CLI is single-threaded).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _reason(err: OSError) -> str:
+    return err.strerror or str(err)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """Where the bytes for one requested path go, decided before anything is written."""
+
+    requested: str
+    real: Path  # the path after following every symlink
+    existing: os.stat_result | None
+    special: bool = False  # a FIFO, a device, /dev/stdout: written in place, never replaced
+    descriptor: int | None = None  # for /dev/stdout and the like: the inherited descriptor
+
+
+def _resolve(path: str | os.PathLike[str]) -> _Target:
+    requested = os.fspath(path)
+    if not requested:
+        raise OutputError("''", "an empty path")
+    if requested == STDOUT:
+        return _Target(requested, Path(requested), None, special=True, descriptor=1)
+    try:
+        existing: os.stat_result | None = os.stat(requested)  # follows every link
+    except FileNotFoundError:
+        existing = None
+    except OSError as err:
+        raise OutputError(requested, _reason(err)) from None
+    if existing is not None and stat.S_ISDIR(existing.st_mode):
+        raise OutputError(requested, "it is a directory; give a file name")
+    descriptor = _inherited_descriptor(requested)
+    if descriptor is not None or (existing is not None and not stat.S_ISREG(existing.st_mode)):
+        return _Target(requested, Path(requested), existing, special=True, descriptor=descriptor)
+    real = Path(os.path.realpath(requested))
+    if existing is None and not real.parent.is_dir():
+        raise OutputError(requested, f"no folder {str(real.parent)!r}")
+    return _Target(requested, real, existing)
+
+
+_DESCRIPTOR_PATH = re.compile(r"/dev/(?P<std>stdout|stderr)|/(dev|proc/self)/fd/(?P<fd>\d+)")
+
+
+def _inherited_descriptor(requested: str) -> int | None:
+    """The open descriptor that /dev/stdout, /dev/stderr or /dev/fd/N names, if any.
+
+    These are written through the descriptor the shell handed over, never reopened: reopening
+    a shell's ``>> log`` redirect through /proc would truncate the log, and renaming over what
+    it resolves to would detach the file from the shell.
+    """
+    match = _DESCRIPTOR_PATH.fullmatch(os.path.abspath(requested))
+    if match is None:
+        return None
+    if match["std"]:
+        return 1 if match["std"] == "stdout" else 2
+    return int(match["fd"])
+
+
+def _folder_not_writable(target: _Target, reason: str) -> OutputError:
+    return OutputError(
+        target.requested,
+        f"{reason}: the folder {str(target.real.parent)!r} must be writable, because the new "
+        "content is written beside the old file and renamed over it",
+    )
+
+
+def _stage(target: _Target, data: bytes) -> str:
+    """Write ``data`` to a temporary file beside the real target; return its path.
+
+    The temporary file gets the final permissions before it is renamed, so the target is never
+    visible with the wrong ones.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(
+            prefix=f".{target.real.name}.", suffix=".tmp", dir=target.real.parent
+        )
+    except OSError as err:
+        raise _folder_not_writable(target, _reason(err)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            if target.existing is None:
+                os.fchmod(handle.fileno(), 0o666 & ~_umask())
+            else:
+                _keep_owner(handle.fileno(), target.existing)
+                os.fchmod(handle.fileno(), stat.S_IMODE(target.existing.st_mode))
+            os.fsync(handle.fileno())
+    except BaseException as err:
+        Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError):
+            raise OutputError(target.requested, _reason(err)) from None
+        raise
+    return tmp
+
+
+def _keep_owner(fd: int, existing: os.stat_result) -> None:
+    """Give the new file the old one's owner and group where allowed (root, or own group)."""
+    with contextlib.suppress(OSError):
+        os.fchown(fd, existing.st_uid, existing.st_gid)
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable; not every file system lets a folder be opened for this."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _write_special(target: _Target, data: bytes) -> None:
+    """Write in place: through the inherited descriptor, or opened without truncating or
+    creating (a FIFO's reader or a device gets the bytes; nothing is replaced)."""
+    if target.descriptor == 1:
+        _write_stdout(data)
+        return
+    try:
+        if target.descriptor is not None:
+            _write_all(target.descriptor, data)
+            return
+        fd = os.open(target.real, os.O_WRONLY)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as err:
+        raise OutputError(target.requested, _reason(err)) from None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _write_stdout(data: bytes) -> None:
+    stream: BinaryIO = sys.stdout.buffer
+    sys.stdout.flush()
+    stream.write(data)
+    stream.flush()
+
+
+def write_files(files: Mapping[str, str | bytes]) -> None:
+    """Write several outputs as one step: every regular file is staged before any is replaced.
+
+    If any path is unusable, or any staging fails, nothing is replaced. Text is written as UTF-8.
+    """
+    payloads = [
+        (path, content.encode("utf-8") if isinstance(content, str) else content)
+        for path, content in files.items()
+    ]
+    targets = [(_resolve(path), data) for path, data in payloads]
+    staged: list[tuple[str, Path]] = []
+    try:
+        for target, data in targets:
+            if not target.special:
+                staged.append((_stage(target, data), target.real))
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, real in staged:
+        try:
+            os.replace(tmp, real)
+        except OSError as err:
+            Path(tmp).unlink(missing_ok=True)
+            raise OutputError(str(real), _reason(err)) from None
+        _fsync_folder(real.parent)
+    for target, data in targets:
+        if target.special:
+            _write_special(target, data)
+
+
+def write_output(path: str | os.PathLike[str], content: str | bytes) -> None:
+    """Write one output by the rules above (``-`` for standard output)."""
+    write_files({os.fspath(path): content})
+
+
+def check_output_path(path: str | os.PathLike[str]) -> None:
+    """Refuse an unusable output path before any work is done (a long solve, say).
+
+    The same checks run again when the file is written; this only makes the refusal early.
+    """
+    target = _resolve(path)
+    if not target.special and not os.access(target.real.parent, os.W_OK):
+        raise _folder_not_writable(target, "Permission denied")
+

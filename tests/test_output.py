@@ -1,0 +1,228 @@
+"""Output files on a real file system: atomic, permissions kept, links followed, FIFOs and
+devices written in place, ``-`` for stdout, clear refusals (DESIGN.md, "Files written").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from placement.cli import cli
+from placement.output import OutputError, write_files, write_output
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
+
+
+@contextlib.contextmanager
+def umask(mask: int) -> Iterator[None]:
+    old = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
+
+
+@pytest.mark.parametrize(("mask", "expected"), [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)])
+def test_a_new_file_gets_the_umask(tmp_path: Path, mask: int, expected: int) -> None:
+    target = tmp_path / "plan.json"
+    with umask(mask):
+        write_output(target, "{}\n")
+    assert target.read_text() == "{}\n"
+    assert mode(target) == expected
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("kept", [0o640, 0o664, 0o755, 0o600])
+def test_an_existing_file_keeps_its_permissions(tmp_path: Path, kept: int) -> None:
+    target = tmp_path / "plan.json"
+    target.write_text("old")
+    target.chmod(kept)
+    with umask(0o077):  # a strict umask must not tighten an existing shared file
+        write_output(target, "new")
+    assert target.read_text() == "new"
+    assert mode(target) == kept
+
+
+def test_a_symlink_is_followed_not_replaced(tmp_path: Path) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    real = shared / "plan.json"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "latest.json"
+    link.symlink_to(Path("shared") / "plan.json")  # relative, as people make them
+    chain = tmp_path / "current.json"
+    chain.symlink_to(link)
+    write_output(chain, "new")
+    assert chain.is_symlink() and link.is_symlink()
+    assert os.readlink(link) == os.path.join("shared", "plan.json")
+    assert real.read_text() == "new"
+    assert mode(real) == 0o640
+    assert leftovers(shared) == [] and leftovers(tmp_path) == []
+
+
+def test_a_dangling_symlink_creates_its_target(tmp_path: Path) -> None:
+    link = tmp_path / "plan.json"
+    link.symlink_to(tmp_path / "real.json")
+    write_output(link, "new")
+    assert link.is_symlink()
+    assert (tmp_path / "real.json").read_text() == "new"
+
+
+def test_a_fifo_is_written_to_its_reader_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "plan.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    write_output(fifo, "through the pipe\n")
+    reader.join(timeout=30)
+    assert received == [b"through the pipe\n"]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert leftovers(tmp_path) == []
+
+
+def test_a_device_is_written_in_place_never_replaced(tmp_path: Path) -> None:
+    device = tmp_path / "null"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # the null device
+    except PermissionError:
+        device = Path(os.devnull)  # not allowed to make one: the system's own
+    write_output(device, "discarded")
+    assert stat.S_ISCHR(device.stat().st_mode)
+    assert leftovers(device.parent) == [] if device.parent == tmp_path else True
+
+
+def test_dev_stdout_is_written_directly(tmp_path: Path) -> None:
+    """To a pipe, and to a shell's appending redirect, whose earlier content must survive."""
+    command = [sys.executable, "-m", "placement", "catalog", "export", "-o", "/dev/stdout"]
+    run = subprocess.run(
+        command, capture_output=True, text=True, cwd=tmp_path, timeout=120, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    assert "accelerators:" in run.stdout
+    assert list(tmp_path.iterdir()) == []
+    log = tmp_path / "log.txt"
+    log.write_text("earlier line\n")
+    with log.open("a") as appending:
+        run = subprocess.run(command, stdout=appending, cwd=tmp_path, timeout=120, check=False)
+    assert run.returncode == 0
+    text = log.read_text()
+    assert text.startswith("earlier line\n") and "accelerators:" in text
+
+
+def test_dash_is_stdout_and_creates_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["plan", str(SAMPLE), "--format", "json", "-o", "-"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["status"] == "optimal"
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_failed_writer_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    good = tmp_path / "plan.csv"
+    good.write_text("old plan")
+    folder_as_file = tmp_path / "folder"
+    folder_as_file.mkdir()
+    with pytest.raises(OutputError, match="it is a directory"):
+        write_files({str(good): "new plan", str(folder_as_file): "x"})
+    assert good.read_text() == "old plan"  # all or nothing: nothing was replaced
+    assert leftovers(tmp_path) == []
+
+
+def test_several_files_are_all_replaced(tmp_path: Path) -> None:
+    files = {str(tmp_path / f"{name}.csv"): f"{name}\n" for name in ("a", "b", "c")}
+    write_files(files)
+    assert {Path(p).name: Path(p).read_text() for p in files} == {
+        "a.csv": "a\n",
+        "b.csv": "b\n",
+        "c.csv": "c\n",
+    }
+
+
+def test_missing_folder_and_directory_targets_are_usage_errors(tmp_path: Path) -> None:
+    runner = CliRunner()
+    for target, message in (
+        (tmp_path / "nowhere" / "plan.json", "no folder"),
+        (tmp_path, "is a directory"),
+    ):
+        result = runner.invoke(cli, ["plan", str(SAMPLE), "-o", str(target)])
+        assert result.exit_code == 2
+        assert message in result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_a_target_in_a_read_only_folder_is_refused_and_kept(tmp_path: Path) -> None:
+    """The new content cannot be staged beside the old file: refuse, keep the old file intact.
+
+    Root may write anywhere, so as root the command runs without the capabilities that let it
+    ignore permissions (``setpriv`` from util-linux).
+    """
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    target = folder / "plan.json"
+    target.write_text("old plan")
+    target.chmod(0o666)  # the file itself is writable; only the folder is not
+    folder.chmod(0o555)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv to drop CAP_DAC_OVERRIDE")
+        caps = "-dac_override,-dac_read_search"
+        prefix = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    try:
+        run = subprocess.run(
+            [*prefix, sys.executable, "-m", "placement", "catalog", "export", "-o", str(target)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert run.returncode == 2, run.stderr
+        assert str(target) in run.stderr
+        assert "must be writable" in run.stderr
+        assert "Traceback" not in run.stderr
+        assert target.read_text() == "old plan"
+        assert sorted(os.listdir(folder)) == ["plan.json"]
+    finally:
+        folder.chmod(0o755)
+
+
+def test_write_model_follows_the_same_rules(tmp_path: Path) -> None:
+    shared = tmp_path / "model.lp"
+    shared.write_text("old")
+    shared.chmod(0o664)
+    link = tmp_path / "latest.lp"
+    link.symlink_to(shared)
+    result = CliRunner().invoke(
+        cli, ["plan", str(SAMPLE), "--write-model", str(link), "-o", str(tmp_path / "p.json")]
+    )
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink()
+    assert shared.read_text().startswith("\\*")  # CPLEX LP starts with a comment line
+    assert mode(shared) == 0o664
+    assert leftovers(tmp_path) == []
