@@ -6,7 +6,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-PlanStatus = Literal["optimal", "feasible", "infeasible"]
+PlanStatus = Literal["optimal", "feasible", "infeasible", "no_solution"]
+"""``optimal`` within the gap; ``feasible``: a plan, stopped (time limit) before proving the gap;
+``infeasible``: the model is proven to have no plan; ``no_solution``: the solver stopped (time
+limit, or a solver failure) before finding any plan, so nothing is known either way."""
+
 
 
 class _Out(BaseModel):

@@ -29,7 +29,7 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     placed = [a.workload_id for a in plan.assignments]
     unplaced = [u.workload_id for u in plan.unplaced]
     seen = placed + unplaced
-    if plan.status != "infeasible" and sorted(seen) != sorted(by_id.index):
+    if plan.status in ("optimal", "feasible") and sorted(seen) != sorted(by_id.index):
         problems.append("assignment: every workload must be assigned once or listed unplaced")
     if len(set(placed)) != len(placed):
         problems.append("assignment: a workload is assigned more than once")

@@ -69,7 +69,7 @@ class PlanResult:
     @property
     def exit_code(self) -> int:
         """0 when every workload is planned; 3 when some are unplaced or no plan was found."""
-        if self.plan.unplaced or self.plan.status == "infeasible":
+        if self.plan.unplaced or self.plan.status in ("infeasible", "no_solution"):
             return EXIT_UNPLACED
         return EXIT_OK
 
@@ -259,13 +259,16 @@ def assemble_plan(
                 )
             )
 
-    # No solution (time limit before any incumbent, solver error) is reported as "infeasible":
-    # no plan exists to act on; ``solver.termination`` and ``message`` say which case it was.
+    # "infeasible" only when the solver proved it; a run that stopped (time limit) or failed
+    # before any plan is "no_solution", and ``message`` says which it was.
     statuses: dict[SolveStatus, PlanStatus] = {
         SolveStatus.OPTIMAL: "optimal",
         SolveStatus.FEASIBLE: "feasible",
+        SolveStatus.INFEASIBLE: "infeasible",
+        SolveStatus.NO_SOLUTION: "no_solution",
+        SolveStatus.ERROR: "no_solution",
     }
-    status = statuses.get(result.status, "infeasible")
+    status = statuses[result.status]
     # Components are rounded to cents and the total is their sum, so the plan's total equals
     # its breakdown exactly (and the solver's objective to within a cent per component).
     breakdown = {k: round(v, 2) for k, v in costs.items()}

@@ -7,6 +7,7 @@ from typing import Any
 import pulp
 import pytest
 
+from benchmarks.generate import synthetic_inventory
 from placement.errors import PlacementInputError
 from placement.formulation import build_model
 from placement.inventory import read_inventory
@@ -64,7 +65,7 @@ def test_time_limited_run_without_solution_is_reported_not_hidden(
     monkeypatch.setattr(pulp.LpProblem, "solve", no_solution)
     catalog = make_catalog(simple_catalog_dict())
     result: PlanResult = plan(frame([workload("a")]), catalog, SolverOptions(time_limit_s=1))
-    assert result.plan.status == "infeasible"
+    assert result.plan.status == "no_solution"
     assert result.plan.objective_monthly_usd is None
     assert result.plan.assignments == []
     assert "time limit" in result.plan.message
@@ -81,3 +82,28 @@ def test_highs_reports_its_gap_and_time() -> None:
     assert result.status is SolveStatus.OPTIMAL
     assert result.gap == pytest.approx(0.0, abs=1e-9)
     assert result.time_s > 0
+
+
+def test_a_real_time_limit_before_any_plan_is_no_solution_not_infeasible() -> None:
+    """HiGHS stopped by the clock long before its first incumbent: nothing is proven."""
+    inventory = synthetic_inventory(2000, seed=1)
+    result = plan(inventory, solver=SolverOptions(time_limit_s=1e-4))
+    assert result.solve.status is SolveStatus.NO_SOLUTION
+    assert result.plan.status == "no_solution"
+    assert "time limit" in result.plan.message
+    assert result.plan.assignments == [] and result.plan.objective_monthly_usd is None
+    assert result.exit_code == 3
+
+
+def test_a_solver_failure_is_no_solution(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unbounded(self: pulp.LpProblem, solver: Any = None) -> int:
+        self.sol_status = pulp.LpSolutionUnbounded
+        self.status = pulp.LpStatusUnbounded
+        return self.status
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", unbounded)
+    catalog = make_catalog(simple_catalog_dict())
+    result = plan(frame([workload("a")]), catalog)
+    assert result.plan.status == "no_solution"
+    assert result.plan.message.startswith("the solver failed")
+    assert result.exit_code == 3
