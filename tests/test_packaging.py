@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import site
 import subprocess
 import sys
@@ -38,9 +39,17 @@ def _run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Built from a copy: an in-tree build would leave build/ and egg-info in the checkout.
+    source = tmp_path_factory.mktemp("source") / "placement"
+    shutil.copytree(
+        ROOT,
+        source,
+        symlinks=True,
+        ignore=shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__"),
+    )
     out = tmp_path_factory.mktemp("wheel")
     run = _run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(ROOT)],
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(out), str(source)],
         cwd=out,
     )
     assert run.returncode == 0, run.stderr
