@@ -124,9 +124,58 @@ class SolverInfo(_Out):
     termination: str = ""
 
 
+SCHEMA_VERSION = "1.1"
+"""The plan JSON's schema version: the minor number grows when keys are added (keys are never
+removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
+``no_solution``."""
+
+
+class InputInfo(_Out):
+    """The inventory a plan was made from."""
+
+    path: str = Field(description="As given on the command line ('<stdin>', '<DataFrame>').")
+    format: str | None = Field(description="csv, xlsx, json, yaml or parquet; None in memory.")
+    sha256: str | None = Field(description="Of the bytes read; None for data given in memory.")
+    workloads: int
+
+
+class CatalogInfo(_Out):
+    """The catalog a plan was made with."""
+
+    name: str
+    path: str | None = Field(description="The catalog file; None for the packaged default.")
+    via: str = Field(description="How it was chosen: default, --catalog, PLACEMENT_CATALOG, api.")
+    sha256: str | None = Field(description="Of the catalog file's bytes (or the default's).")
+    effective_sha256: str = Field(
+        description="Of the validated catalog after overrides: equal means the same figures."
+    )
+
+
+class SolverOptionsInfo(_Out):
+    """What the solver was asked for."""
+
+    solver: str
+    time_limit_s: float | None
+    gap: float
+
+
+class RunInfo(_Out):
+    """Where a plan came from: enough to tell two plans apart and to re-run one."""
+
+    tool_version: str
+    started_at: str = Field(description="ISO 8601, UTC, to the second.")
+    input: InputInfo
+    catalog: CatalogInfo
+    overrides: list[str] = Field(description="The --set overrides, in the order applied.")
+    scenario: str | None = Field(default=None, description="The scenario applied, if any.")
+    solver_options: SolverOptionsInfo
+    libraries: dict[str, str] = Field(description="Versions of Python and the solver stack.")
+
+
 class Plan(_Out):
     """The result of ``placement plan``: the brief's plan JSON."""
 
+    schema_version: str = SCHEMA_VERSION
     status: PlanStatus
     objective_monthly_usd: float | None
     cost_breakdown: CostBreakdown
@@ -138,3 +187,4 @@ class Plan(_Out):
     baselines: Baselines
     solver: SolverInfo
     message: str = ""
+    run: RunInfo | None = Field(default=None, description="Provenance; None only if unknown.")

@@ -8,20 +8,27 @@ it certain: all three become that number, and the source records the override.
 from __future__ import annotations
 
 import copy
+import hashlib
+import io
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
+from ruamel.yaml import YAML, YAMLError
 
-from placement.errors import CatalogError
+from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
 
 DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
 RANGE_KEYS = {"low", "high", "point"}
+
+
+DEFAULT_CATALOG_NAME = "<default catalog>"
 
 
 def default_catalog_text() -> str:
@@ -29,28 +36,74 @@ def default_catalog_text() -> str:
     return resources.files("placement.data").joinpath(DEFAULT_CATALOG_RESOURCE).read_text("utf-8")
 
 
-def _load_mapping(path: str | os.PathLike[str] | None) -> tuple[dict[str, Any], str]:
+def _round_trip_yaml() -> YAML:
+    """ruamel.yaml in round-trip mode: comments, quotes, flow style and key order survive, so
+    ``catalog export`` gives back the file as written (with overrides applied), not a re-dump.
+    """
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    rt.width = 4096  # never fold a long source string
+    rt.indent(mapping=2, sequence=4, offset=2)
+    rt.representer.add_representer(
+        type(None), lambda rep, _: rep.represent_scalar("tag:yaml.org,2002:null", "null")
+    )
+    return rt
+
+
+@dataclass(frozen=True)
+class CatalogOrigin:
+    """Where a catalog came from, for messages and the plan's provenance."""
+
+    name: str  # the file as given, or "<default catalog>"
+    path: str | None  # None for the packaged default
+    sha256: str  # of the bytes read (the packaged text for the default)
+    overrides: tuple[str, ...]
+    via: str  # default, --catalog, PLACEMENT_CATALOG or api
+
+
+@dataclass(frozen=True)
+class CatalogSource:
+    """A validated catalog, the YAML document it came from (overrides applied, comments kept)
+    and its origin."""
+
+    catalog: Catalog
+    document: Any
+    origin: CatalogOrigin
+
+
+def _read_text(path: str | os.PathLike[str] | None) -> tuple[str, str]:
     if path is None:
-        return yaml.safe_load(default_catalog_text()), "<default catalog>"
+        return default_catalog_text(), DEFAULT_CATALOG_NAME
     name = str(path)
     try:
-        text = Path(path).read_text("utf-8")
+        return Path(path).read_text("utf-8"), name
     except OSError as err:
-        raise CatalogError([f"{name}: cannot read the catalog file ({err.strerror})"]) from None
+        reason = err.strerror or str(err)
+        raise CatalogError(
+            [Problem(f"{name}: cannot read the catalog file ({reason})", name, expected=reason)]
+        ) from None
+
+
+def _parse(text: str, name: str) -> Any:
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as err:
-        raise CatalogError([f"{name}: not valid YAML ({err})"]) from None
+        data = _round_trip_yaml().load(text)
+    except YAMLError as err:
+        raise CatalogError(
+            [Problem(f"{name}: not valid YAML ({err})", name, expected=f"valid YAML ({err})")]
+        ) from None
     if not isinstance(data, dict):
-        raise CatalogError([f"{name}: expected a YAML mapping at the top level"])
-    return data, name
+        expected = "a YAML mapping at the top level"
+        raise CatalogError([Problem(f"{name}: expected {expected}", name, expected=expected)])
+    return data
 
 
 def parse_override(text: str) -> tuple[str, Any]:
     """Split ``a.b.c=value``; the value is read as YAML (numbers, booleans, null, strings)."""
     path, sep, raw = text.partition("=")
     if not sep or not path.strip():
-        raise CatalogError([f"--set {text!r}: expected dotted.path=value"])
+        expected = "dotted.path=value"
+        message = f"--set {text!r}: expected {expected}"
+        raise CatalogError([Problem(message, "--set", value=text, expected=expected)])
     try:
         value = yaml.safe_load(raw)
     except yaml.YAMLError:
@@ -58,22 +111,24 @@ def parse_override(text: str) -> tuple[str, Any]:
     return path.strip(), value
 
 
-def apply_overrides(data: Mapping[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
+def apply_overrides(data: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
     """Return a copy of ``data`` with every ``dotted.path=value`` override applied.
 
     Every bad path is reported at once, naming the path and the keys that exist at that level.
     """
-    result: dict[str, Any] = copy.deepcopy(dict(data))
-    problems: list[str] = []
+    result: dict[str, Any] = copy.deepcopy(data)  # a round-trip document keeps its comments
+    problems: list[Problem] = []
     for text in overrides:
         try:
             path, value = parse_override(text)
         except CatalogError as err:
             problems.extend(err.problems)
             continue
-        problem = _set_path(result, path, value, text.partition("=")[2].strip())
+        raw = text.partition("=")[2].strip()
+        problem = _set_path(result, path, value, raw)
         if problem:
-            problems.append(f"--set {text!r}: {problem}")
+            message = f"--set {text!r}: {problem}"
+            problems.append(Problem(message, "--set", column=path, value=raw, expected=problem))
     if problems:
         raise CatalogError(problems)
     return result
@@ -136,30 +191,57 @@ def _unknown(keys: list[str], node: Any) -> str:
     return f"no catalog entry {where!r}{hint}"
 
 
+def read_catalog(
+    path: str | os.PathLike[str] | None = None,
+    overrides: Iterable[str] = (),
+    via: str | None = None,
+) -> CatalogSource:
+    """Load and validate a catalog (the packaged default when ``path`` is None), keeping the
+    document and its origin."""
+    text, name = _read_text(path)
+    document = apply_overrides(_parse(text, name), overrides)
+    try:
+        catalog = Catalog.model_validate(document)
+    except ValidationError as err:
+        raise CatalogError([_describe(name, e) for e in err.errors()]) from None
+    origin = CatalogOrigin(
+        name=name,
+        path=None if path is None else str(path),
+        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        overrides=tuple(overrides),
+        via=via or ("default" if path is None else "api"),
+    )
+    return CatalogSource(catalog, document, origin)
+
+
 def load_catalog(
     path: str | os.PathLike[str] | None = None, overrides: Iterable[str] = ()
 ) -> Catalog:
     """Load and validate a catalog (the packaged default when ``path`` is None)."""
-    data, name = _load_mapping(path)
-    data = apply_overrides(data, overrides)
-    try:
-        return Catalog.model_validate(data)
-    except ValidationError as err:
-        raise CatalogError([_describe(name, e) for e in err.errors()]) from None
+    return read_catalog(path, overrides).catalog
 
 
-def _describe(name: str, error: Any) -> str:
+def _describe(name: str, error: Any) -> Problem:
     where = ".".join(str(part) for part in error["loc"]) or "(top level)"
     message = str(error["msg"]).removeprefix("Value error, ")
     value = error.get("input")
-    shown = "" if isinstance(value, dict | list) else f" (got {value!r})"
-    return f"{name}: {where}: {message}{shown}"
+    structured = isinstance(value, dict | list)
+    shown = "" if structured else f" (got {value!r})"
+    return Problem(
+        f"{name}: {where}: {message}{shown}",
+        name,
+        column=where,
+        value=None if structured else value,
+        expected=message,
+    )
 
 
-def catalog_to_yaml(catalog: Catalog) -> str:
-    """The catalog as YAML, in the order of the model's fields; loads back to an equal catalog."""
-    data = catalog.model_dump(mode="json", exclude_none=False)
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100)
+def catalog_to_yaml(source: CatalogSource) -> str:
+    """The catalog's YAML as written, comments included, with the overrides applied; it loads
+    back to an equal catalog."""
+    out = io.StringIO()
+    _round_trip_yaml().dump(source.document, out)
+    return out.getvalue()
 
 
 def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:

@@ -1,28 +1,66 @@
-"""The ``placement`` command line: thin over the Python API (parse, call one function, format)."""
+"""The ``placement`` command line: thin over the Python API (parse, call one function, format).
+
+Shared behaviour lives in a few decorators: ``output_options`` (``--format``, ``--output``,
+``--quiet``), ``catalog_options`` (``--catalog`` or ``PLACEMENT_CATALOG``, ``--set``) and
+``_guard``, which turns every input error into exit code 2 with a clear message (and, under
+``--format json``, a JSON error document on stdout).
+"""
 
 from __future__ import annotations
 
 import functools
+import json
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from placement.catalog import catalog_records, catalog_to_yaml, load_catalog
-from placement.errors import PlacementInputError
-from placement.inventory import InputError, read_inventory
-from placement.models.catalog import Catalog
-from placement.output import STDOUT, check_output_path, write_output
+from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
+from placement.errors import PlacementInputError, Problem
+from placement.inventory import INPUT_FORMATS, InputError, inventory_summary, read_inventory
+from placement.output import STDOUT, check_output_path, is_regular_target, write_files
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
 from placement.reference import reference_report, render_reference, write_reference_inputs
-from placement.report import FORMATS, render_plan, render_records
+from placement.reporting import FORMATS, PlanView, plan_csv_files, render_plan, render_records
+from placement.reporting.plan import sidecar_paths
+from placement.reporting.terminal import file_console, stderr_console, stdout_console
 from placement.solve import DEFAULT_GAP, SOLVERS
 
+CATALOG_ENV = "PLACEMENT_CATALOG"
+"""Names the team's catalog file, so that no call needs ``--catalog``."""
 
-def emit(text: str, output: str | None) -> None:
-    """The command's result: on stdout, or written to ``--output`` by the safe-file rules."""
-    write_output(output or STDOUT, text)
+Renderer = Callable[[Any], str]
+
+
+def _to_stdout(output: str | None) -> bool:
+    return output is None or output == STDOUT
+
+
+def emit(render: Renderer, output: str | None, quiet: bool, table: bool = False) -> None:
+    """Render the result and write it to stdout or ``--output`` (by the safe-file rules).
+
+    ``render`` receives the console a table is drawn on: the terminal's when the result goes
+    to stdout, a plain one for a file. ``--quiet`` drops a result meant for stdout.
+    """
+    if _to_stdout(output) and quiet:
+        return
+    console = (stdout_console() if _to_stdout(output) else file_console()) if table else None
+    write_files({output or STDOUT: render(console)})
+
+
+def _output_format_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
+        help="Output format. json is also used for errors.",
+    )(func)
 
 
 _output_option = click.option(
@@ -32,33 +70,28 @@ _output_option = click.option(
     help="Write to this file instead of stdout ('-'): atomically, keeping its permissions.",
 )
 
+_quiet_option = click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="Print nothing but errors (a result still goes to --output).",
+)
+
 
 def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--format`` and ``--output``, shared by every command that prints results."""
-
-    @click.option(
-        "--format",
-        "fmt",
-        type=click.Choice(FORMATS),
-        default="table",
-        show_default=True,
-        help="Output format.",
-    )
-    @_output_option
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return func(*args, **kwargs)
-
-    return wrapper
+    """``--format``, ``--output`` and ``--quiet``, shared by every command that prints results."""
+    return _output_format_option(_output_option(_quiet_option(func)))
 
 
 def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
-    """``--catalog FILE`` and repeatable ``--set dotted.path=value``."""
+    """``--catalog FILE`` (or ``PLACEMENT_CATALOG``) and repeatable ``--set path=value``."""
 
     @click.option(
         "--catalog",
         "catalog_path",
         type=click.Path(dir_okay=False),
+        envvar=CATALOG_ENV,
+        show_envvar=True,
         help="Catalog YAML to use instead of the packaged default.",
     )
     @click.option(
@@ -66,7 +99,7 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
         "overrides",
         multiple=True,
         metavar="PATH=VALUE",
-        help="Override one catalog value, e.g. accelerators.h100.on_demand_usd_per_chip_hour=3.2.",
+        help="Override one catalog value (repeatable), e.g. economics.amortization_months=24.",
     )
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -75,8 +108,17 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def _fail(message: str) -> None:
-    click.echo(f"Error: {message}", err=True)
+def error_document(title: str, problems: list[dict[str, Any]]) -> str:
+    """The JSON printed on stdout for a failed command under ``--format json``."""
+    document = {"status": "error", "error": title, "problems": problems}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _fail(title: str, text: str, records: list[dict[str, Any]], as_json: bool) -> None:
+    click.echo(f"Error: {text}", err=True)
+    if as_json:
+        sys.stdout.write(error_document(title, records))
+        sys.stdout.flush()
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -85,26 +127,74 @@ def _guard(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = kwargs.get("fmt") == "json"
         try:
             return func(*args, **kwargs)
         except (PlacementInputError, InputError) as err:
-            _fail(str(err))
+            _fail(err.title, str(err), err.records(), as_json)
 
     return wrapper
 
 
-def _catalog(catalog_path: str | None, overrides: tuple[str, ...]) -> Catalog:
-    return load_catalog(catalog_path, overrides)
+def _catalog(catalog_path: str | None, overrides: tuple[str, ...]) -> CatalogSource:
+    """The catalog, remembering whether it came from --catalog or the environment."""
+    via = "default"
+    if catalog_path is not None:
+        from_env = click.get_current_context().get_parameter_source("catalog_path")
+        via = CATALOG_ENV if from_env == click.core.ParameterSource.ENVIRONMENT else "--catalog"
+    return read_catalog(catalog_path, overrides, via=via)
+
+
+@contextmanager
+def _progress(quiet: bool) -> Iterator[Callable[[str], None]]:
+    """A status line on stderr naming the running stage, with elapsed time; on a terminal
+    only, and gone when the stage is done, so nothing of it lands in a log or a pipe."""
+    console = stderr_console()
+    if quiet or not console.is_terminal:
+        yield lambda stage: None
+        return
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("starting", total=None)
+        yield lambda stage: bar.update(task, description=stage)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="placement")
 def cli() -> None:
-    """Cost-optimal placement of ML workloads on Trainium2 and H100, on-demand or reserved."""
+    """Cost-optimal placement of ML workloads on Trainium2 and H100, on-demand or reserved.
+
+    The catalog (prices, hardware, workload model) is the packaged default unless --catalog or
+    the PLACEMENT_CATALOG environment variable names another.
+    """
+
+
+_input_format_option = click.option(
+    "--input-format",
+    type=click.Choice(INPUT_FORMATS),
+    help="The inventory's format when its name does not say (required for '-', stdin).",
+)
+
+
+def _view(
+    fmt: str, workloads: int, top: int | None, show_all: bool, summary: bool, timings: bool
+) -> PlanView:
+    if sum([top is not None, show_all, summary]) > 1:
+        raise click.UsageError("use only one of --top, --all and --summary")
+    if show_all:
+        return PlanView(None, True, timings)
+    if summary:
+        return PlanView(0, False, timings)
+    if top is not None:
+        return PlanView(top, True, timings)
+    if fmt == "md":  # a document: every workload
+        return PlanView(None, True, timings)
+    return PlanView.default(workloads, timings)
 
 
 @cli.command("plan")
-@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
+@_input_format_option
 @catalog_options
 @click.option(
     "--solver",
@@ -117,7 +207,8 @@ def cli() -> None:
     "--time-limit",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help="Stop the solver after this many seconds (status 'feasible' if not proven).",
+    help="Stop the solver after this many seconds: status 'feasible' if it has a plan by "
+    "then, 'no_solution' if not.",
 )
 @click.option(
     "--gap",
@@ -131,75 +222,127 @@ def cli() -> None:
     type=click.Path(dir_okay=False),
     help="Also write the MILP to this file (.lp or .mps).",
 )
+@click.option(
+    "--top",
+    type=click.IntRange(min=0),
+    help="Table and Markdown: list the N costliest workloads, each with its reason.",
+)
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="Table and Markdown: list every workload with its reason.",
+)
+@click.option(
+    "--summary",
+    is_flag=True,
+    help="Table and Markdown: the summary and the purchases only, no workloads.",
+)
+@click.option(
+    "--timings",
+    is_flag=True,
+    help="Table and Markdown: show the solver's run time (left out so re-runs diff clean).",
+)
 @output_options
 @_guard
 def plan_command(
     inventory: str,
+    input_format: str | None,
     catalog_path: str | None,
     overrides: tuple[str, ...],
     solver: str,
     time_limit: float | None,
     gap: float,
     write_model: str | None,
+    top: int | None,
+    show_all: bool,
+    summary: bool,
+    timings: bool,
     fmt: str,
     output: str | None,
+    quiet: bool,
 ) -> None:
-    """The cost-optimal plan for an inventory.
+    """The cost-optimal plan for an inventory ('-' reads stdin).
+
+    The table lists every workload of a small inventory (up to 40) with the reason for its
+    placement, and the 10 costliest of a larger one; --top, --all and --summary choose.
+    CSV written to a file puts the purchases, porting and totals in files beside it
+    (plan.purchases.csv, ...); on stdout they follow as '# name' sections.
 
     \b
-    Example:
+    Examples:
         placement plan inputs/sample_inventory.csv
-        placement plan inv.csv --set economics.amortization_months=24 --format json -o plan.json
+        placement plan inv.csv --format json -o plan.json
+        placement plan inv.xlsx --set economics.amortization_months=24
+        cat inv.csv | placement plan - --input-format csv --summary
 
     Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
     anywhere (listed with reasons; the rest is planned) or no plan exists.
     """
-    for path in (output, write_model):
+    outputs = [output, write_model]
+    if fmt == "csv" and output is not None and is_regular_target(output):
+        outputs += sidecar_paths(output)
+    for path in outputs:
         if path is not None:
             check_output_path(path)
     catalog = _catalog(catalog_path, overrides)
-    result = plan(
-        inventory, catalog, SolverOptions(solver, time_limit, gap), model_path=write_model
-    )
-    emit(render_plan(result.plan, fmt), output)
+    with _progress(quiet) as progress:
+        result = plan(
+            inventory,
+            catalog,
+            SolverOptions(solver, time_limit, gap),
+            model_path=write_model,
+            progress=progress,
+            input_format=input_format,
+        )
+        progress("writing the output")
+        workloads = len(result.plan.assignments) + len(result.plan.unplaced)
+        view = _view(fmt, workloads, top, show_all, summary, timings)
+        if fmt == "csv" and output is not None and is_regular_target(output):
+            write_files(plan_csv_files(result.plan, output))
+        else:
+            emit(
+                lambda console: render_plan(result.plan, fmt, view, console),
+                output,
+                quiet,
+                table=fmt == "table",
+            )
     sys.exit(result.exit_code)
 
 
 @cli.command("validate")
-@click.argument("inventory", type=click.Path(dir_okay=False))
+@click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
+@_input_format_option
 @catalog_options
 @output_options
 @_guard
 def validate_command(
     inventory: str,
+    input_format: str | None,
     catalog_path: str | None,
     overrides: tuple[str, ...],
     fmt: str,
     output: str | None,
+    quiet: bool,
 ) -> None:
-    """Check an inventory and report every problem at once (exit 2 if any).
+    """Check an inventory and report every problem at once (exit 2 if any; '-' reads stdin).
 
     \b
-    Example:
+    Examples:
         placement validate inputs/sample_inventory.csv
+        placement validate inv.csv --format json    # errors as JSON objects too
     """
-    catalog = _catalog(catalog_path, overrides)
-    inv = read_inventory(inventory, accelerator_names=list(catalog.accelerators))
-    frame = inv.workloads
-    records = [
-        {
-            "workloads": len(frame),
-            "training": int(frame["kind"].eq("training").sum()),
-            "inference": int(frame["kind"].eq("inference").sum()),
-            "families": ", ".join(sorted(frame["model_family"].unique())),
-            "unknown_families": ", ".join(
-                sorted(set(frame["model_family"]) - set(catalog.families))
-            ),
-            "extra_columns": ", ".join(inv.extra_columns),
-            "status": "valid",
-        }
-    ]
-    emit(render_records(records, fmt, f"{inventory}: valid"), output)
+    if output is not None:
+        check_output_path(output)
+    catalog = _catalog(catalog_path, overrides).catalog
+    inv = read_inventory(inventory, list(catalog.accelerators), input_format=input_format)
+    records = [inventory_summary(inv, catalog.families)]
+    emit(
+        lambda console: render_records(records, fmt, f"{inv.source}: valid", console),
+        output,
+        quiet,
+        table=fmt == "table",
+    )
 
 
 @cli.group("catalog")
@@ -212,7 +355,11 @@ def catalog_group() -> None:
 @output_options
 @_guard
 def catalog_show(
-    catalog_path: str | None, overrides: tuple[str, ...], fmt: str, output: str | None
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    fmt: str,
+    output: str | None,
+    quiet: bool,
 ) -> None:
     """Every catalog figure with its range, point estimate and source.
 
@@ -220,24 +367,33 @@ def catalog_show(
     Example:
         placement catalog show --set accelerators.trn2.on_demand_usd_per_chip_hour=0.5
     """
-    catalog = _catalog(catalog_path, overrides)
-    emit(render_records(catalog_records(catalog), fmt, f"Catalog {catalog.name}"), output)
+    catalog = _catalog(catalog_path, overrides).catalog
+    records = catalog_records(catalog)
+    emit(
+        lambda console: render_records(records, fmt, f"Catalog {catalog.name}", console),
+        output,
+        quiet,
+        table=fmt == "table",
+    )
 
 
 @catalog_group.command("export")
 @catalog_options
 @_output_option
+@_quiet_option
 @_guard
 def catalog_export(
-    catalog_path: str | None, overrides: tuple[str, ...], output: str | None
+    catalog_path: str | None, overrides: tuple[str, ...], output: str | None, quiet: bool
 ) -> None:
-    """The catalog as YAML (overrides applied); edit it and pass it back with --catalog.
+    """The catalog as YAML, as written (comments kept) with the overrides applied; edit it and
+    pass it back with --catalog.
 
     \b
     Example:
         placement catalog export -o my_catalog.yaml
     """
-    emit(catalog_to_yaml(_catalog(catalog_path, overrides)), output)
+    source = _catalog(catalog_path, overrides)
+    emit(lambda _: catalog_to_yaml(source), output, quiet)
 
 
 @cli.command("reference")
@@ -255,6 +411,7 @@ def reference_command(
     write_inputs: str | None,
     fmt: str,
     output: str | None,
+    quiet: bool,
 ) -> None:
     """The reference document's figures beside the model's, with deviations.
 
@@ -265,16 +422,52 @@ def reference_command(
     follow; the document does not give them.
 
     \b
-    Example:
+    Examples:
         placement reference
         placement reference --set platforms.neuron.sdk_version=2.17 --format md
     """
-    catalog = _catalog(catalog_path, overrides)
+    catalog = _catalog(catalog_path, overrides).catalog
     if write_inputs is not None:
         write_reference_inputs(write_inputs)
-    emit(render_reference(reference_report(catalog), fmt), output)
+    report = reference_report(catalog)
+    emit(
+        lambda console: render_reference(report, fmt, console),
+        output,
+        quiet,
+        table=fmt == "table",
+    )
 
 
-def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="placement")
+def _json_requested(args: list[str]) -> bool:
+    """Whether the command line asks for ``--format json`` (read before click parses it)."""
+    for i, arg in enumerate(args):
+        if arg == "--format=json" or (arg == "--format" and args[i + 1 : i + 2] == ["json"]):
+            return True
+    return False
+
+
+def main(args: list[str] | None = None) -> None:
+    """Console-script entry point.
+
+    Usage errors (an unknown option, a bad value) exit 2 as click reports them; under
+    ``--format json`` they are also a JSON error document on stdout. A closed pipe (``| head``)
+    ends the command quietly.
+    """
+    argv = list(sys.argv[1:] if args is None else args)
+    try:
+        code = cli.main(argv, prog_name="placement", standalone_mode=False)
+    except click.ClickException as err:
+        err.show()
+        if _json_requested(argv):
+            problem = Problem(err.format_message(), expected="a valid command line")
+            sys.stdout.write(error_document("invalid usage", [problem.record()]))
+        sys.exit(err.exit_code)
+    except click.Abort:
+        click.echo("Aborted!", err=True)
+        sys.exit(1)
+    except BrokenPipeError:
+        # Python would complain when flushing stdout at exit; point it at /dev/null instead.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -11,19 +11,23 @@ from __future__ import annotations
 
 import csv
 import difflib
+import hashlib
+import io
 import json
 import os
+import sys
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pandas as pd
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
+from placement.errors import Problem
 from placement.models.workload import (
     ACCELERATOR_NAMES,
     EXPECTED,
@@ -41,11 +45,14 @@ from placement.models.workload import (
 __all__ = [
     "FEATURE_COLUMNS",
     "FRAME_COLUMNS",
+    "INPUT_FORMATS",
+    "STDIN",
     "SUFFIXES",
     "InputError",
     "InputProblem",
     "Inventory",
     "inventory_from_records",
+    "inventory_summary",
     "read_inventory",
 ]
 
@@ -55,6 +62,8 @@ FRAME_COLUMNS: tuple[str, ...] = KNOWN_COLUMNS + FEATURE_COLUMNS
 
 SUFFIXES: tuple[str, ...] = (".csv", ".xlsx", ".json", ".yaml", ".yml", ".parquet")
 DATAFRAME_SOURCE = "<DataFrame>"
+STDIN = "-"
+STDIN_SOURCE = "<stdin>"
 
 _LINE_LABELS = {".csv": "line", ".xlsx": "Excel row"}
 _WORKLOADS = TypeAdapter(list[Workload])
@@ -65,7 +74,8 @@ def _location(file: str, row: int | None, line: int | None) -> str:
 
     Without a known ``line``, the header is taken to be the first line, so the line is row + 1.
     """
-    label = _LINE_LABELS.get(Path(file).suffix.lower())
+    # A source without a known suffix (standard input) still has lines if the reader gave them.
+    label = _LINE_LABELS.get(Path(file).suffix.lower(), "line" if line is not None else None)
     if line is None and row is not None:
         line = row + 1
     native = f"{label} {line}" if label and line is not None else ""
@@ -98,6 +108,21 @@ class InputProblem:
     expected: str
     line: int | None = None
 
+    def as_problem(self) -> Problem:
+        """The general form every input error shares (``line`` filled in where known)."""
+        line = self.line
+        if line is None and self.row is not None and Path(self.file).suffix.lower() in _LINE_LABELS:
+            line = self.row + 1
+        return Problem(
+            str(self),
+            self.file,
+            self.row,
+            line,
+            self.column,
+            None if is_blank(self.value) else self.value,
+            self.expected,
+        )
+
     def __str__(self) -> str:
         where = [_location(self.file, self.row, self.line)]
         if self.column is not None:
@@ -112,11 +137,17 @@ class InputProblem:
 class InputError(Exception):
     """The inventory cannot be used; ``problems`` holds every problem found, in file order."""
 
+    title = "invalid inventory"
+
     def __init__(self, problems: Sequence[InputProblem]) -> None:
         if not problems:
             raise ValueError("InputError needs at least one problem")
         self.problems = list(problems)
         super().__init__(self.problems)
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every problem as a JSON object (the keys of :meth:`Problem.record`)."""
+        return [problem.as_problem().record() for problem in self.problems]
 
     def __str__(self) -> str:
         count = len(self.problems)
@@ -139,6 +170,8 @@ class Inventory:
     workloads: pd.DataFrame
     extra_columns: tuple[str, ...]
     source: str
+    sha256: str | None = None  # of the bytes read; None for a DataFrame or records in memory
+    input_format: str | None = None
 
 
 @dataclass(frozen=True)
@@ -181,22 +214,26 @@ def _grid_table(source: str, grid: list[tuple[int, list[Any]]]) -> _Table:
     return _Table(source, names, columns, [line for line, _ in rows])
 
 
-def _read_csv(path: Path, source: str) -> _Table:
+def _text(data: bytes) -> str:
+    """UTF-8 text (a byte-order mark is dropped); other encodings are refused by the caller."""
+    return data.decode("utf-8-sig")
+
+
+def _read_csv(data: bytes, source: str) -> _Table:
     """Every cell is read as text (no NA guessing, ids like ``007`` intact), by the csv module.
 
     It reports where each record starts, so messages give true line numbers even after blank
     lines or quoted multi-line cells, and a ragged row is one problem, not a crash.
     """
     grid: list[tuple[int, list[Any]]] = []
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
-        start = 1
-        try:
-            for cells in reader:
-                grid.append((start, list(cells)))
-                start = reader.line_num + 1
-        except csv.Error as exc:
-            raise _fail(source, f"well-formed CSV ({exc})", line=reader.line_num) from None
+    reader = csv.reader(io.StringIO(_text(data), newline=""))
+    start = 1
+    try:
+        for cells in reader:
+            grid.append((start, list(cells)))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise _fail(source, f"well-formed CSV ({exc})", line=reader.line_num) from None
     table = _grid_table(source, grid)
     if len(table.names) == 1 and any(sep in table.names[0] for sep in ";\t|"):
         expected = "comma-separated columns (the header row has no commas)"
@@ -204,12 +241,12 @@ def _read_csv(path: Path, source: str) -> _Table:
     return table
 
 
-def _read_xlsx(path: Path, source: str) -> _Table:
+def _read_xlsx(data: bytes, source: str) -> _Table:
     """The first sheet, cell values as Excel stores them (formulas as their cached results)."""
     import openpyxl
 
     try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types for a damaged or foreign file
         raise _fail(source, f"an Excel .xlsx workbook ({type(exc).__name__}: {exc})") from None
     try:
@@ -232,20 +269,18 @@ def _records_document(document: object, source: str) -> list[Any]:
     return document
 
 
-def _read_json(path: Path, source: str) -> _Table:
+def _read_json(data: bytes, source: str) -> _Table:
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            document = json.load(handle)
+        document = json.loads(_text(data))
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise _fail(source, f"valid JSON ({exc.msg} at {where})") from None
     return _records_table(_records_document(document, source), source)
 
 
-def _read_yaml(path: Path, source: str) -> _Table:
+def _read_yaml(data: bytes, source: str) -> _Table:
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            document = yaml.safe_load(handle)
+        document = yaml.safe_load(_text(data))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -256,9 +291,9 @@ def _read_yaml(path: Path, source: str) -> _Table:
     return _records_table(_records_document(document, source), source)
 
 
-def _read_parquet(path: Path, source: str) -> _Table:
+def _read_parquet(data: bytes, source: str) -> _Table:
     try:
-        frame = pd.read_parquet(path)
+        frame = pd.read_parquet(io.BytesIO(data))
     except Exception as exc:  # pyarrow raises many types for a damaged or foreign file
         raise _fail(source, f"a Parquet file ({type(exc).__name__}: {exc})") from None
     return _frame_table(frame, source)
@@ -289,13 +324,14 @@ def _records_table(records: Sequence[Any], source: str) -> _Table:
 
 
 _READERS = {
-    ".csv": _read_csv,
-    ".xlsx": _read_xlsx,
-    ".json": _read_json,
-    ".yaml": _read_yaml,
-    ".yml": _read_yaml,
-    ".parquet": _read_parquet,
+    "csv": _read_csv,
+    "xlsx": _read_xlsx,
+    "json": _read_json,
+    "yaml": _read_yaml,
+    "parquet": _read_parquet,
 }
+INPUT_FORMATS: tuple[str, ...] = tuple(_READERS)
+_FORMAT_OF_SUFFIX = {suffix: suffix.lstrip(".").replace("yml", "yaml") for suffix in SUFFIXES}
 
 
 # --- validation: one function for every format ---
@@ -465,35 +501,84 @@ def _frame(
 # --- public entry points ---
 
 
+def _source_format(label: str, input_format: str | None) -> str:
+    if input_format is not None:
+        if input_format not in INPUT_FORMATS:
+            expected = "--input-format one of: " + ", ".join(INPUT_FORMATS)
+            raise _fail(label, expected, input_format)
+        return input_format
+    suffix = Path(label).suffix.lower()
+    if suffix not in _FORMAT_OF_SUFFIX:
+        expected = "a file ending in one of: " + ", ".join(SUFFIXES) + " (or --input-format)"
+        raise _fail(label, expected, suffix or None)
+    return _FORMAT_OF_SUFFIX[suffix]
+
+
+def _read_bytes(label: str, stdin: BinaryIO | None) -> tuple[str, bytes]:
+    """The source's label for messages and its bytes: a file, a FIFO, or standard input."""
+    if label == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return STDIN_SOURCE, stream.read()
+    path = Path(label)
+    if path.is_dir():
+        raise _fail(label, "a file, not a directory")
+    if not path.exists():
+        raise _fail(label, "an existing file (none found)")
+    try:
+        return label, path.read_bytes()
+    except OSError as exc:
+        raise _fail(label, f"a readable file ({exc.strerror or exc})") from None
+
+
 def read_inventory(
     source: str | os.PathLike[str] | pd.DataFrame,
     accelerator_names: Collection[str] | None = None,
+    input_format: str | None = None,
+    stdin: BinaryIO | None = None,
 ) -> Inventory:
-    """Read, validate and normalize an inventory file (by extension) or a DataFrame.
+    """Read, validate and normalize an inventory file, standard input (``-``) or a DataFrame.
 
-    ``accelerator_names`` (the catalog's) are the values ``pinned_accelerator`` may take; when
-    None, any name is accepted and the planner's catalog check comes later. Raises
-    :class:`InputError` listing every problem; nothing is returned unless the whole file is valid.
+    The format comes from ``input_format`` (one of :data:`INPUT_FORMATS`) or else the file's
+    extension; standard input needs ``input_format``. ``accelerator_names`` (the catalog's) are
+    the values ``pinned_accelerator`` may take; when None, any name is accepted and the
+    planner's catalog check comes later. Raises :class:`InputError` listing every problem;
+    nothing is returned unless the whole input is valid.
     """
     if isinstance(source, pd.DataFrame):
         return _validate(_frame_table(source, DATAFRAME_SOURCE), accelerator_names)
     label = os.fspath(source)
-    path = Path(label)
-    reader = _READERS.get(path.suffix.lower())
-    if reader is None:
-        raise _fail(label, "a file ending in one of: " + ", ".join(SUFFIXES), path.suffix or None)
-    if not path.is_file():
-        what = "a file, not a directory" if path.is_dir() else "an existing file (none found)"
-        raise _fail(label, what)
+    if label == STDIN and input_format is None:
+        expected = "--input-format (" + ", ".join(INPUT_FORMATS) + ") to read standard input"
+        raise _fail(STDIN_SOURCE, expected)
+    fmt = _source_format(label, input_format)
+    label, data = _read_bytes(label, stdin)
+    if not data:
+        what = "standard input" if label == STDIN_SOURCE else "the file"
+        raise _fail(label, f"a header row and at least one workload row ({what} is empty)")
     try:
-        if path.stat().st_size == 0:
-            raise _fail(label, "a header row and at least one workload row (the file is empty)")
-        table = reader(path, label)
+        table = _READERS[fmt](data, label)
     except UnicodeDecodeError:
         raise _fail(label, "a UTF-8 text file") from None
-    except OSError as exc:
-        raise _fail(label, f"a readable file ({exc.strerror or exc})") from None
-    return _validate(table, accelerator_names)
+    inventory = _validate(table, accelerator_names)
+    return replace(inventory, sha256=hashlib.sha256(data).hexdigest(), input_format=fmt)
+
+
+def inventory_summary(inventory: Inventory, known_families: Collection[str]) -> dict[str, Any]:
+    """What ``placement validate`` reports of a valid inventory (lists stay lists)."""
+    frame = inventory.workloads
+    families = sorted(frame["model_family"].unique())
+    return {
+        "status": "valid",
+        "source": inventory.source,
+        "format": inventory.input_format,
+        "sha256": inventory.sha256,
+        "workloads": len(frame),
+        "training": int(frame["kind"].eq("training").sum()),
+        "inference": int(frame["kind"].eq("inference").sum()),
+        "families": families,
+        "unknown_families": [f for f in families if f not in set(known_families)],
+        "extra_columns": list(inventory.extra_columns),
+    }
 
 
 def inventory_from_records(

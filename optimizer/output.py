@@ -240,3 +240,8 @@ def check_output_path(path: str | os.PathLike[str]) -> None:
     if not target.special and not os.access(target.real.parent, os.W_OK):
         raise _folder_not_writable(target, "Permission denied")
 
+
+def is_regular_target(path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` names a regular file (or a new one), as opposed to stdout, a FIFO or a
+    device: only a regular file can have files written beside it."""
+    return not _resolve(path).special

@@ -7,12 +7,13 @@ them in order and is what the CLI and notebooks call.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 
-from placement.catalog import load_catalog
+from placement.catalog import CatalogSource, read_catalog
 from placement.estimates import Estimates, estimate
 from placement.explain import PlanContext, excluded_reasons, why_for
 from placement.extract import Solution, extract_solution, greedy_solution
@@ -39,6 +40,7 @@ from placement.models.plan import (
     Unplaced,
 )
 from placement.output import write_output
+from placement.provenance import now_utc, run_info
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 EXIT_OK = 0
@@ -323,22 +325,55 @@ def _plain(value: object) -> object:
     return value
 
 
+Progress = Callable[[str], None]
+"""Told the name of each stage as it starts (the CLI shows it on a terminal's stderr)."""
+
+
+def _silent(stage: str) -> None:
+    """The default progress: say nothing."""
+
+
 def plan(
     inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
-    catalog: Catalog | None = None,
+    catalog: Catalog | CatalogSource | None = None,
     solver: SolverOptions | None = None,
     model_path: str | os.PathLike[str] | None = None,
+    progress: Progress = _silent,
+    input_format: str | None = None,
 ) -> PlanResult:
-    """Plan an inventory (a path, a DataFrame or a read ``Inventory``) against a catalog.
+    """Plan an inventory (a path, ``-`` for stdin, a DataFrame or a read ``Inventory``)
+    against a catalog (a :class:`CatalogSource` from ``read_catalog`` also records where the
+    catalog came from in the plan's ``run`` block).
 
-    ``model_path``, if given, receives the MILP as an LP or MPS file (by its extension).
+    ``model_path``, if given, receives the MILP as an LP or MPS file (by its extension);
+    ``input_format`` overrides the inventory file's extension (and is needed for stdin).
     """
-    catalog = catalog or load_catalog()
+    started_at = now_utc()
+    given = read_catalog() if catalog is None else catalog
+    source = given if isinstance(given, CatalogSource) else None
+    catalog = given.catalog if isinstance(given, CatalogSource) else given
     solver = solver or SolverOptions()
     if not isinstance(inventory, Inventory):
-        inventory = read_inventory(inventory, accelerator_names=list(catalog.accelerators))
+        progress("reading the inventory")
+        inventory = read_inventory(
+            inventory, accelerator_names=list(catalog.accelerators), input_format=input_format
+        )
+    progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
+    progress(f"building and solving the model ({solver.solver})")
     result, solution = solve_placement(estimates, catalog, solver, model_path=model_path)
+    progress("computing the baselines")
     baselines = compute_baselines(estimates, catalog, solver, result.objective)
+    progress("assembling the plan and its explanations")
     plan_ = assemble_plan(estimates, catalog, inventory.extra_columns, result, solution, baselines)
+    run = run_info(
+        inventory,
+        catalog,
+        source.origin if source else None,
+        solver.solver,
+        solver.time_limit_s,
+        solver.gap,
+        started_at,
+    )
+    plan_ = plan_.model_copy(update={"run": run})
     return PlanResult(plan_, inventory, catalog, estimates, result, solution)

@@ -17,6 +17,7 @@ from typing import Any
 
 import pandas as pd
 import yaml
+from rich.console import Console
 
 from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
@@ -521,9 +522,9 @@ def break_even_records(report: ReferenceReport) -> list[dict[str, Any]]:
     ]
 
 
-def render_reference(report: ReferenceReport, fmt: str) -> str:
-    """The report in one of the shared output formats."""
-    from placement.report import render_records
+def render_reference(report: ReferenceReport, fmt: str, console: Console | None = None) -> str:
+    """The report in one of the shared output formats (tables drawn on ``console``)."""
+    from placement.reporting import render_records
 
     checks = [c.record() for c in report.checks]
     evens = break_even_records(report)
@@ -544,9 +545,11 @@ def render_reference(report: ReferenceReport, fmt: str) -> str:
         f"; {flagged} flagged NO" if flagged else ""
     )
     return (
-        render_records(checks, fmt, "Reference document vs model")
+        render_records(checks, fmt, "Reference document vs model", console)
         + ("\n" if fmt == "md" else "")
-        + render_records(evens, fmt, "Break-even training volume (porting and migration included)")
+        + render_records(
+            evens, fmt, "Break-even training volume (porting and migration included)", console
+        )
         + ("\n" if fmt == "md" else "")
         + summary
         + "\n"

@@ -83,16 +83,39 @@ no-volume,training,llama,8,,d
 """
 
 
-def invoke(*args: str | Path) -> Result:
+def invoke(*args: str | Path, env: dict[str, str] | None = None) -> Result:
     """Run the CLI in-process; an uncaught exception (a traceback) fails the test right away."""
-    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False)
+    return CliRunner().invoke(cli, [str(a) for a in args], catch_exceptions=False, env=env)
 
 
-def assert_clean_failure(result: Result) -> None:
+def assert_clean_failure(result: Result, json_errors: bool = False) -> list[dict[str, Any]]:
+    """Exit 2, a message on stderr, no traceback; stdout empty, or under ``--format json`` the
+    error document (returned as its list of problems)."""
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
-    assert result.stdout == ""
     assert result.stderr.strip()
+    if not json_errors:
+        assert result.stdout == ""
+        return []
+    document = json.loads(result.stdout)
+    assert document["status"] == "error"
+    assert document["problems"]
+    for problem in document["problems"]:
+        assert set(problem) == {"file", "row", "line", "column", "value", "expected", "message"}
+    return list(document["problems"])
+
+
+def csv_sections(text: str) -> dict[str, pd.DataFrame]:
+    """Split ``--format csv`` stdout into its tables: assignments first, then '# name' ones."""
+    first, *rest = text.split("\n# ")
+    tables = {"assignments": first}
+    for block in rest:
+        name, _, body = block.partition("\n")
+        tables[name] = body
+    return {
+        name: pd.read_csv(io.StringIO(body), dtype=str, keep_default_na=False)
+        for name, body in tables.items()
+    }
 
 
 def placements(data: dict[str, Any]) -> dict[str, tuple[str, str, int]]:
@@ -180,7 +203,7 @@ def test_plan_table(sample_rows: pd.DataFrame) -> None:
 def test_plan_csv_one_row_per_workload_with_extra_columns(sample_rows: pd.DataFrame) -> None:
     result = invoke("plan", SAMPLE, "--format", "csv")
     assert result.exit_code == 0, result.output
-    rows = pd.read_csv(io.StringIO(result.stdout), dtype=str, keep_default_na=False)
+    rows = csv_sections(result.stdout)["assignments"]
     assert len(rows) == len(sample_rows)
     assert sorted(rows["workload_id"]) == sorted(sample_rows["id"])
     assert {"accelerator", "pricing", "chips", "monthly_cost_usd", "why"} <= set(rows.columns)
@@ -219,8 +242,14 @@ def test_bad_input_exits_2_naming_file_row_column_value(
 ) -> None:
     new = tmp_path / "new.json"
     result = invoke("plan", bad_inventory, "--format", "json", "-o", new)
-    assert_clean_failure(result)
+    problems = assert_clean_failure(result, json_errors=True)
     assert not new.exists()
+    found = {(p["file"], p["row"], p["line"], p["column"], p["value"]) for p in problems}
+    assert found == {
+        (str(bad_inventory), 2, 3, "params_b", "-3"),
+        (str(bad_inventory), 3, 4, "kind", "serving"),
+        (str(bad_inventory), 4, 5, "monthly_tokens_b", None),
+    }
     message = result.stderr
     assert str(bad_inventory) in message
     assert "row 2" in message and "'params_b'" in message and "'-3'" in message
@@ -233,7 +262,7 @@ def test_bad_input_leaves_an_existing_output_untouched(bad_inventory: Path, tmp_
     existing = tmp_path / "plan.json"
     existing.write_text("previous plan\n", encoding="utf-8")
     result = invoke("plan", bad_inventory, "--format", "json", "--output", existing)
-    assert_clean_failure(result)
+    assert_clean_failure(result, json_errors=True)
     assert existing.read_text(encoding="utf-8") == "previous plan\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.csv", "plan.json"]
 
@@ -418,7 +447,7 @@ def test_catalog_show_json_lists_figures_with_sources() -> None:
 
 
 def test_catalog_show_table() -> None:
-    result = invoke("catalog", "show")
+    result = invoke("catalog", "show", env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     out = result.stdout
     for header in ("path", "low", "point", "high", "source"):

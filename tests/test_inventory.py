@@ -580,7 +580,9 @@ def test_unsupported_extension(tmp_path: Path, name: str) -> None:
     [problem] = problems_in_file(path)
     assert (problem.row, problem.column) == (None, None)
     assert problem.value == (Path(name).suffix or None)
-    assert problem.expected == "a file ending in one of: .csv, .xlsx, .json, .yaml, .yml, .parquet"
+    assert problem.expected == (
+        "a file ending in one of: .csv, .xlsx, .json, .yaml, .yml, .parquet (or --input-format)"
+    )
 
 
 def test_missing_file_and_directory(tmp_path: Path) -> None:

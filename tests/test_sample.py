@@ -43,9 +43,11 @@ def _blank_extras_as_none(frame: pd.DataFrame, extras: tuple[str, ...]) -> pd.Da
 
 
 def _comparable(result: PlanResult) -> dict[str, Any]:
-    """The plan without run-dependent figures (solve time), extra blanks as None."""
+    """The plan without run-dependent figures (solve time, provenance of the input file),
+    extra blanks as None."""
     data = result.plan.model_dump(mode="json")
     data["solver"].pop("time_s")
+    data.pop("run")
     for assignment in data["assignments"]:
         assignment["extra"] = {
             k: (None if is_blank(v) else v) for k, v in assignment["extra"].items()

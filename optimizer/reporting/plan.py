@@ -1,0 +1,503 @@
+"""The plan as a terminal table, Markdown, CSV or JSON. Reads plan data only, never the model.
+
+Table and Markdown put the summary first: status, the monthly total and its parts, how it
+compares with the baselines. The buying decisions follow (reserved purchases, ports,
+migrations), then the workloads. What is listed of the workloads is a :class:`PlanView`: every
+workload with the reason for its placement for a small inventory, the costliest few for a large
+one, so that a 20,000-workload plan prints a screenful, not 70,000 lines.
+
+Nothing that changes between identical runs (the solver's run time) is shown unless asked, so
+two runs' outputs diff clean.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from placement.models.plan import Plan, ReservedPurchase
+from placement.reporting.records import csv_text, markdown_table
+from placement.reporting.terminal import file_console, new_table, render_text
+
+LIST_EVERY_WORKLOAD_UP_TO = 40
+"""An inventory this small is listed whole by default (the 30-workload sample is)."""
+DEFAULT_TOP = 10
+"""Above that, the default table lists this many of the costliest workloads."""
+UNPLACED_IN_SHORT_VIEW = 5
+"""The default view of a large plan lists this many unplaced workloads (the rest: --all)."""
+WIDE_TABLE_COLUMNS = 100
+"""From this terminal width the assignments table also shows chip-hours."""
+
+
+@dataclass(frozen=True)
+class PlanView:
+    """How much of the workloads the table and Markdown show.
+
+    ``rows``: how many workloads to list, costliest first (None: every one; 0: summary only).
+    ``why``: whether each listed workload's reason is shown. ``timings``: the solver's time.
+    """
+
+    rows: int | None = None
+    why: bool = True
+    timings: bool = False
+
+    @classmethod
+    def default(cls, workloads: int, timings: bool = False) -> PlanView:
+        """Every workload with its reason when few; else the costliest few, without reasons."""
+        if workloads <= LIST_EVERY_WORKLOAD_UP_TO:
+            return cls(None, True, timings)
+        return cls(DEFAULT_TOP, False, timings)
+
+
+def usd(value: float | None) -> str:
+    """``$1,234``; ``n/a`` for a figure that does not exist (a baseline with no plan)."""
+    if value is None:
+        return "n/a"
+    rounded = round(value)
+    return f"-${-rounded:,}" if rounded < 0 else f"${rounded:,}"
+
+
+def _against(baseline: float | None, saving: float | None) -> str:
+    """A baseline and what the plan saves against it, in words that read right either way."""
+    if baseline is None:
+        return "n/a"
+    if saving is None:
+        return usd(baseline)
+    rounded = round(saving)
+    if rounded > 0:
+        return f"{usd(baseline)} (the plan saves ${rounded:,})"
+    if rounded < 0:
+        return f"{usd(baseline)} (the plan costs ${-rounded:,} more)"
+    return f"{usd(baseline)} (the same)"
+
+
+def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
+    """The headline figures: status, total, breakdown, workloads, baselines, solver."""
+    b = plan.baselines
+    cb = plan.cost_breakdown
+    solver = f"{plan.solver.name}, gap " + (
+        "n/a" if plan.solver.gap is None else f"{plan.solver.gap:.2%}"
+    )
+    if timings:
+        solver += f", {plan.solver.time_s:.2f} s"
+    return [
+        ("status", plan.status + (f" ({plan.message})" if plan.message else "")),
+        ("monthly cost", usd(plan.objective_monthly_usd)),
+        ("  on-demand", usd(cb.on_demand_usd)),
+        ("  reserved", usd(cb.reserved_usd)),
+        ("  porting (amortized)", usd(cb.porting_amortized_usd)),
+        ("  migration (amortized)", usd(cb.migration_amortized_usd)),
+        ("workloads", f"{len(plan.assignments):,} planned, {len(plan.unplaced):,} unplaced"),
+        (
+            "all H100 on-demand",
+            _against(b.all_h100_on_demand_usd, b.savings_vs_all_h100_on_demand_usd),
+        ),
+        (
+            "best without migrating",
+            _against(b.all_h100_optimal_usd, b.savings_vs_all_h100_optimal_usd),
+        ),
+        ("greedy cheapest options", _against(b.greedy_usd, b.savings_vs_greedy_usd)),
+        ("solver", solver),
+    ]
+
+
+def listed_assignments(plan: Plan, view: PlanView) -> list[Any]:
+    """The assignments the view lists: costliest first when limited, inventory order when not."""
+    if view.rows is None:
+        return list(plan.assignments)
+    ranked = sorted(plan.assignments, key=lambda a: (-a.monthly_cost_usd, a.workload_id))
+    return ranked[: view.rows]
+
+
+def _unplaced_rows(view: PlanView) -> int | None:
+    """How many unplaced workloads a view lists: all, as many as workloads, or a few."""
+    if view.rows is None:
+        return None
+    return view.rows if view.why else min(view.rows, UNPLACED_IN_SHORT_VIEW)
+
+
+def _listing_note(plan: Plan, view: PlanView, shown: int) -> str | None:
+    total = len(plan.assignments)
+    if shown == total:
+        return None
+    return (
+        f"Listed: the {shown:,} costliest of {total:,} planned workloads. --top N or --all "
+        "lists more, each with the reason for its placement; --format csv or json has every "
+        "workload."
+    )
+
+
+# --- table -------------------------------------------------------------------------------
+
+
+def _summary_table(console: Console, plan: Plan, view: PlanView) -> RenderableType:
+    table = new_table(console, "Placement plan", framed=False)
+    table.add_column("figure", no_wrap=True)
+    table.add_column("value", overflow="fold")
+    for key, value in summary_lines(plan, view.timings):
+        style = ""
+        if key == "status":
+            style = "bold green" if plan.status == "optimal" else "bold yellow"
+        elif key == "monthly cost":
+            style = "bold"
+        table.add_row(key, Text(value, style=style))
+    return table
+
+
+def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    if plan.reserved_purchases:
+        res = new_table(console, "Reserved purchases")
+        for col in ("accelerator", "pricing", "units", "chips", "$/month", "utilization"):
+            res.add_column(col, justify="left" if col in ("accelerator", "pricing") else "right")
+        for r in plan.reserved_purchases:
+            res.add_row(
+                r.accelerator,
+                r.pricing,
+                str(r.units),
+                str(r.chips),
+                f"{r.monthly_cost_usd:,.0f}",
+                f"{r.utilization:.1%}",
+            )
+        out.append(res)
+    if plan.ported_families or plan.migrations:
+        fixed = new_table(console, "Porting and migration")
+        fixed.add_column("item", overflow="fold")
+        for col in ("one-off $", "$/month", "workloads"):
+            fixed.add_column(col, justify="right")
+        for p in plan.ported_families:
+            fixed.add_row(
+                f"port {p.family} to {p.platform} ({p.porting_weeks:g} weeks)",
+                f"{p.one_off_usd:,.0f}",
+                f"{p.amortized_monthly_usd:,.0f}",
+                str(len(p.workloads)),
+            )
+        for m in plan.migrations:
+            fixed.add_row(
+                f"migrate to {m.platform} ({m.lead_weeks:g} weeks lead)",
+                f"{m.one_off_usd:,.0f}",
+                f"{m.amortized_monthly_usd:,.0f}",
+                "",
+            )
+        out.append(fixed)
+    return out
+
+
+def _workload_tables(console: Console, plan: Plan, view: PlanView) -> list[RenderableType]:
+    listed = listed_assignments(plan, view)
+    out: list[RenderableType] = []
+    if listed:
+        title = "Assignments" if view.rows is None else "Costliest workloads"
+        table = new_table(console, title)
+        # The short columns never wrap; the workload id takes what is left and folds.
+        table.add_column("workload", overflow="fold")
+        table.add_column("accelerator", no_wrap=True)
+        table.add_column("pricing", no_wrap=True)
+        numbers = ["chips", "$/month"]
+        if console.width >= WIDE_TABLE_COLUMNS:
+            numbers.insert(1, "chip-hours")
+        for col in numbers:
+            table.add_column(col, justify="right", no_wrap=True)
+        for a in listed:
+            figures = {
+                "chips": f"{a.chips:,}",
+                "chip-hours": f"{a.chip_hours:,.0f}",
+                "$/month": f"{a.monthly_cost_usd:,.0f}",
+            }
+            table.add_row(a.workload_id, a.accelerator, a.pricing, *(figures[c] for c in numbers))
+        out.append(table)
+        if view.why:
+            why = new_table(console, "Why", framed=False)
+            why.add_column("workload", overflow="fold", ratio=1)
+            why.add_column("reason", overflow="fold", ratio=3)
+            for a in listed:
+                why.add_row(a.workload_id, a.why)
+            out.append(why)
+    note = _listing_note(plan, view, len(listed))
+    if note and view.rows != 0:
+        out.append(Text(note, style="dim"))
+    unplaced = plan.unplaced[: _unplaced_rows(view)]
+    if unplaced:
+        un = new_table(console, "Unplaced workloads")
+        un.add_column("workload", overflow="fold", ratio=1)
+        un.add_column("reasons", overflow="fold", ratio=3)
+        for u in unplaced:
+            un.add_row(u.workload_id, "\n".join(u.reasons))
+        out.append(un)
+        if len(unplaced) < len(plan.unplaced):
+            more = len(plan.unplaced) - len(unplaced)
+            out.append(Text(f"and {more:,} more unplaced workloads (--all lists them)"))
+    return out
+
+
+def plan_table(plan: Plan, view: PlanView, console: Console | None = None) -> str:
+    """The plan drawn as tables on ``console`` (plain, ``COLUMNS`` or 80 wide, if None)."""
+    console = console or file_console()
+    parts = [
+        _summary_table(console, plan, view),
+        *_decision_tables(console, plan),
+        *_workload_tables(console, plan, view),
+    ]
+    return render_text(console, parts)
+
+
+# --- Markdown ----------------------------------------------------------------------------
+
+
+def plan_markdown(plan: Plan, view: PlanView) -> str:
+    """The plan as a Markdown document, in the same order as the table."""
+    parts = ["# Placement plan\n\n", markdown_table(["", ""], summary_lines(plan, view.timings))]
+    if plan.reserved_purchases:
+        parts.append("\n## Reserved purchases\n\n")
+        parts.append(
+            markdown_table(
+                ["accelerator", "pricing", "units", "chips", "$/month", "utilization"],
+                [
+                    (
+                        r.accelerator,
+                        r.pricing,
+                        r.units,
+                        r.chips,
+                        f"{r.monthly_cost_usd:,.0f}",
+                        f"{r.utilization:.1%}",
+                    )
+                    for r in plan.reserved_purchases
+                ],
+            )
+        )
+    if plan.ported_families or plan.migrations:
+        parts.append("\n## Porting and migration\n\n")
+        parts.append(
+            markdown_table(
+                ["item", "one-off $", "$/month amortized", "workloads"],
+                [
+                    (
+                        f"port {p.family} to {p.platform} ({p.porting_weeks:g} weeks)",
+                        f"{p.one_off_usd:,.0f}",
+                        f"{p.amortized_monthly_usd:,.0f}",
+                        len(p.workloads),
+                    )
+                    for p in plan.ported_families
+                ]
+                + [
+                    (
+                        f"migrate to {m.platform} ({m.lead_weeks:g} weeks lead)",
+                        f"{m.one_off_usd:,.0f}",
+                        f"{m.amortized_monthly_usd:,.0f}",
+                        "",
+                    )
+                    for m in plan.migrations
+                ],
+            )
+        )
+    listed = listed_assignments(plan, view)
+    if listed:
+        headers = ["workload", "accelerator", "pricing", "chips", "chip-hours", "$/month"]
+        title = "Assignments" if view.rows is None else "Costliest workloads"
+        parts.append(f"\n## {title}\n\n")
+        parts.append(
+            markdown_table(
+                headers + (["why"] if view.why else []),
+                [
+                    (
+                        a.workload_id,
+                        a.accelerator,
+                        a.pricing,
+                        a.chips,
+                        f"{a.chip_hours:,.0f}",
+                        f"{a.monthly_cost_usd:,.0f}",
+                        *([a.why] if view.why else []),
+                    )
+                    for a in listed
+                ],
+            )
+        )
+    note = _listing_note(plan, view, len(listed))
+    if note and view.rows != 0:
+        parts.append(f"\n{note}\n")
+    if plan.unplaced:
+        parts.append("\n## Unplaced\n\n")
+        parts.append(
+            markdown_table(
+                ["workload", "reasons"],
+                [(u.workload_id, "; ".join(u.reasons)) for u in plan.unplaced],
+            )
+        )
+    return "".join(parts)
+
+
+# --- CSV ---------------------------------------------------------------------------------
+
+CSV_TABLES = ("assignments", "purchases", "porting", "totals")
+"""The plan's CSV tables, in order. Beside a file ``plan.csv`` the others are
+``plan.purchases.csv``, ``plan.porting.csv`` and ``plan.totals.csv``; on a stream they follow
+the assignments as sections."""
+
+
+def plan_rows(plan: Plan) -> pd.DataFrame:
+    """One row per workload (placed or not), extra inventory columns carried through."""
+    rows: list[dict[str, Any]] = []
+    for a in plan.assignments:
+        rows.append(
+            {
+                "workload_id": a.workload_id,
+                "placed": True,
+                "accelerator": a.accelerator,
+                "pricing": a.pricing,
+                "chips": a.chips,
+                "chip_hours": a.chip_hours,
+                "monthly_cost_usd": a.monthly_cost_usd,
+                "why": a.why,
+                **a.extra,
+            }
+        )
+    for u in plan.unplaced:
+        rows.append(
+            {
+                "workload_id": u.workload_id,
+                "placed": False,
+                "why": "unplaced: " + " | ".join(u.reasons),
+            }
+        )
+    columns = [
+        "workload_id",
+        "placed",
+        "accelerator",
+        "pricing",
+        "chips",
+        "chip_hours",
+        "monthly_cost_usd",
+        "why",
+    ]
+    frame = pd.DataFrame(rows)
+    extras = [c for c in frame.columns if c not in columns]
+    return frame.reindex(columns=columns + extras)
+
+
+def plan_csv_tables(plan: Plan) -> dict[str, pd.DataFrame]:
+    """Every table of :data:`CSV_TABLES`: the workloads, the purchases, the one-off items and
+    the totals (one row: status, total, breakdown, baselines, solver; no run time)."""
+    purchases = pd.DataFrame(
+        [r.model_dump() for r in plan.reserved_purchases],
+        columns=list(ReservedPurchase.model_fields),
+    )
+    porting = pd.DataFrame(
+        [
+            {
+                "item": "port",
+                "platform": p.platform,
+                "family": p.family,
+                "weeks": p.porting_weeks,
+                "one_off_usd": p.one_off_usd,
+                "amortized_monthly_usd": p.amortized_monthly_usd,
+                "workloads": p.workloads,
+            }
+            for p in plan.ported_families
+        ]
+        + [
+            {
+                "item": "migration",
+                "platform": m.platform,
+                "family": None,
+                "weeks": m.lead_weeks,
+                "one_off_usd": m.one_off_usd,
+                "amortized_monthly_usd": m.amortized_monthly_usd,
+                "workloads": [],
+            }
+            for m in plan.migrations
+        ],
+        columns=[
+            "item",
+            "platform",
+            "family",
+            "weeks",
+            "one_off_usd",
+            "amortized_monthly_usd",
+            "workloads",
+        ],
+    )
+    totals = pd.DataFrame(
+        [
+            {
+                "status": plan.status,
+                "objective_monthly_usd": plan.objective_monthly_usd,
+                **plan.cost_breakdown.model_dump(),
+                "workloads_planned": len(plan.assignments),
+                "workloads_unplaced": len(plan.unplaced),
+                **plan.baselines.model_dump(),
+                "solver": plan.solver.name,
+                "gap": plan.solver.gap,
+                "message": plan.message,
+            }
+        ]
+    )
+    return {
+        "assignments": plan_rows(plan),
+        "purchases": purchases,
+        "porting": porting,
+        "totals": totals,
+    }
+
+
+def plan_csv_sections(plan: Plan) -> str:
+    """Every CSV table in one stream: the assignments as plain CSV first, then each other
+    table after a blank line and a ``# <name>`` line."""
+    tables = plan_csv_tables(plan)
+    parts = [csv_text(tables["assignments"])]
+    for name in CSV_TABLES[1:]:
+        parts.append(f"\n# {name}\n{csv_text(tables[name])}")
+    return "".join(parts)
+
+
+def plan_csv_files(plan: Plan, path: str) -> dict[str, str]:
+    """The CSV tables as files: ``path`` holds the assignments, the others sit beside it."""
+    tables = plan_csv_tables(plan)
+    paths = [path, *sidecar_paths(path)]
+    return {p: csv_text(tables[name]) for p, name in zip(paths, CSV_TABLES, strict=True)}
+
+
+def sidecar_paths(path: str | os.PathLike[str]) -> list[str]:
+    """The files a CSV plan written to ``path`` puts beside it: ``<stem>.<table>.csv``."""
+    text = os.fspath(path)
+    stem = text[: -len(".csv")] if text.lower().endswith(".csv") else text
+    return [f"{stem}.{name}.csv" for name in CSV_TABLES[1:]]
+
+
+# --- dispatch ----------------------------------------------------------------------------
+
+
+def render_plan(
+    plan: Plan, fmt: str, view: PlanView | None = None, console: Console | None = None
+) -> str:
+    """The plan in one of the shared formats (CSV as one stream of sections)."""
+    if fmt == "json":
+        return plan.model_dump_json(indent=2) + "\n"
+    if fmt == "csv":
+        return plan_csv_sections(plan)
+    view = view or PlanView.default(len(plan.assignments) + len(plan.unplaced))
+    if fmt == "md":
+        return plan_markdown(plan, view)
+    return plan_table(plan, view, console)
+
+
+__all__ = [
+    "CSV_TABLES",
+    "DEFAULT_TOP",
+    "LIST_EVERY_WORKLOAD_UP_TO",
+    "PlanView",
+    "plan_csv_files",
+    "plan_csv_sections",
+    "plan_csv_tables",
+    "plan_markdown",
+    "plan_rows",
+    "plan_table",
+    "render_plan",
+    "sidecar_paths",
+    "summary_lines",
+    "usd",
+]

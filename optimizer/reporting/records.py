@@ -1,0 +1,87 @@
+"""Flat records (validate, catalog show, reference) as table, JSON, CSV or Markdown.
+
+The same cell conventions hold everywhere: a missing value is an empty cell (never "nan"),
+lists stay lists in JSON and are joined elsewhere, and CSV booleans are ``true``/``false``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+from rich.console import Console
+
+from placement.reporting.terminal import file_console, new_table, render_text
+
+FORMATS = ("table", "json", "csv", "md")
+
+
+def is_missing(value: Any) -> bool:
+    """None, NaN or pandas' NA: shown as an empty cell."""
+    if value is None or value is pd.NA:
+        return True
+    return isinstance(value, float) and value != value
+
+
+def text_cell(value: Any, separator: str = ", ") -> str:
+    """A cell for a table or Markdown: lists joined, booleans as words, missing as empty."""
+    if is_missing(value):
+        return ""
+    if isinstance(value, list | tuple):
+        return separator.join(text_cell(v) for v in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def csv_cell(value: Any) -> Any:
+    """A value for CSV: ``true``/``false`` (numpy's too), lists ``;``-joined like ``features``."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "true" if value else "false"
+    if isinstance(value, list | tuple):
+        return ";".join(text_cell(v) for v in value)
+    return value
+
+
+def csv_text(frame: pd.DataFrame) -> str:
+    """The frame as CSV with the cell conventions above."""
+    return frame.astype(object).map(csv_cell).to_csv(index=False, lineterminator="\n")
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub-flavoured Markdown table; pipes in cells are escaped, newlines flattened.
+
+    pandas' ``DataFrame.to_markdown`` was considered: it needs tabulate and does not escape
+    ``|`` inside cells, which breaks the table.
+    """
+
+    def cell(value: Any) -> str:
+        return text_cell(value).replace("|", "\\|").replace("\n", " ")
+
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def render_records(
+    records: list[dict[str, Any]], fmt: str, title: str, console: Console | None = None
+) -> str:
+    """Records in one of ``FORMATS``; the table is drawn on ``console`` (plain if None)."""
+    if fmt == "json":
+        return json.dumps(records, indent=2, default=str) + "\n"
+    # object dtype: values keep their type (no 2 -> 2.0) and a missing value stays None.
+    frame = pd.DataFrame(records, dtype=object)
+    if fmt == "csv":
+        return csv_text(frame)
+    rows = [list(row) for row in frame.itertuples(index=False)]
+    if fmt == "md":
+        return f"# {title}\n\n" + markdown_table(list(frame.columns), rows)
+    console = console or file_console()
+    table = new_table(console, title)
+    for col in frame.columns:
+        table.add_column(str(col), overflow="fold")  # long dotted paths wrap, never cut
+    for row in rows:
+        table.add_row(*(text_cell(v) for v in row))
+    return render_text(console, [table])

@@ -1,0 +1,55 @@
+"""Rich consoles for results: the terminal's width and colour on a terminal, plain elsewhere.
+
+Rich decides what a terminal is and reads ``COLUMNS``, ``NO_COLOR``, ``FORCE_COLOR`` and
+``TERM`` itself; this module only chooses which console a result is drawn on and how tables
+are framed:
+
+- on a terminal: its width, colour unless ``NO_COLOR``, rich's box-drawing frames;
+- piped, or written to a file: no colour, ``COLUMNS`` wide (80 if unset), ASCII frames, so that
+  every line's byte length is its column count and ``awk '{print length}'`` agrees.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+from rich import box
+from rich.console import Console, RenderableType
+from rich.table import Table
+
+# rich.box.SIMPLE_HEAD drawn with '-': a rule under the header and nothing else.
+ASCII_SIMPLE_HEAD = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+
+
+def stdout_console() -> Console:
+    """A console on standard output; rich detects the terminal, its width and colours."""
+    return Console(highlight=False)
+
+
+def file_console() -> Console:
+    """A console for text written to a file: plain, ``COLUMNS`` wide or 80."""
+    return Console(file=io.StringIO(), color_system=None, force_terminal=False, highlight=False)
+
+
+def stderr_console() -> Console:
+    """Status lines and progress go to standard error, never into a result."""
+    return Console(stderr=True, highlight=False)
+
+
+def new_table(console: Console, title: str | None = None, *, framed: bool = True) -> Table:
+    """A table framed for its console: box drawing on a terminal, ASCII elsewhere; unframed
+    (no header, no rules) for label/value lists."""
+    if not framed:
+        return Table(title=title, box=None, show_header=False, title_justify="left")
+    frame = box.HEAVY_HEAD if console.is_terminal else ASCII_SIMPLE_HEAD
+    return Table(title=title, box=frame, title_justify="left")
+
+
+def render_text(console: Console, renderables: Iterable[RenderableType]) -> str:
+    """Draw the renderables on ``console`` and return the text (with colour codes if any)."""
+    with console.capture() as captured:
+        for renderable in renderables:
+            console.print(renderable)
+    # rich pads every line to the full width; trailing blanks only make diffs and logs noisy.
+    return "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
