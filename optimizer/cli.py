@@ -295,18 +295,18 @@ def plan_command(
             progress=progress,
             input_format=input_format,
         )
-        progress("writing the output")
-        workloads = len(result.plan.assignments) + len(result.plan.unplaced)
-        view = _view(fmt, workloads, top, show_all, summary, timings)
-        if fmt == "csv" and output is not None and is_regular_target(output):
-            write_files(plan_csv_files(result.plan, output))
-        else:
-            emit(
-                lambda console: render_plan(result.plan, fmt, view, console),
-                output,
-                quiet,
-                table=fmt == "table",
-            )
+    # Written after the status line is gone, so the two never interleave on a terminal.
+    workloads = len(result.plan.assignments) + len(result.plan.unplaced)
+    view = _view(fmt, workloads, top, show_all, summary, timings)
+    if fmt == "csv" and output is not None and is_regular_target(output):
+        write_files(plan_csv_files(result.plan, output))
+    else:
+        emit(
+            lambda console: render_plan(result.plan, fmt, view, console),
+            output,
+            quiet,
+            table=fmt == "table",
+        )
     sys.exit(result.exit_code)
 
 

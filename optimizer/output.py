@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from placement.errors import PlacementInputError
+from placement.errors import PlacementInputError, Problem
 
 STDOUT = "-"
 
@@ -43,7 +43,12 @@ class OutputError(PlacementInputError):
     """An output path cannot be written; the message names the path and the reason."""
 
     def __init__(self, path: str, reason: str) -> None:
-        super().__init__([f"{path}: cannot write the file ({reason})"], title="cannot write")
+        problem = Problem(
+            f"{path}: cannot write the file ({reason})",
+            file=path,
+            expected=f"a writable output path ({reason})",
+        )
+        super().__init__([problem], title="cannot write")
 
 
 def _umask() -> int:

@@ -1,6 +1,8 @@
 """The docs cannot drift from the code.
 
 * docs/cli.md is exactly what scripts/gen_cli_docs.py generates from the click command tree;
+* docs/plan.schema.json is exactly what scripts/gen_schema.py generates from the plan models,
+  and real plans (optimal, with unplaced workloads, with no solution) validate against it;
 * every command and sub-command has a working ``--help`` and its section in docs/cli.md;
 * every constraint function (``add_*_constraints``) and ``set_objective`` in
   optimizer/formulation.py has a section of its own name in docs/formulation.md, every such
@@ -12,12 +14,14 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import click
+import jsonschema
 import pytest
 from click.testing import CliRunner, Result
 
@@ -27,22 +31,23 @@ ROOT = Path(__file__).resolve().parent.parent
 CLI_DOC = ROOT / "docs" / "cli.md"
 FORMULATION_DOC = ROOT / "docs" / "formulation.md"
 FORMULATION_SRC = ROOT / "optimizer" / "formulation.py"
-GENERATOR = ROOT / "scripts" / "gen_cli_docs.py"
+PLAN_SCHEMA = ROOT / "docs" / "plan.schema.json"
 
 DOCUMENTED_FUNCTION = re.compile(r"^(add_\w+_constraints|set_objective)$")
 IDENTIFIER = re.compile(r"^[a-z][a-z0-9]*(_[a-z0-9]+)+$")
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
-def _load_generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gen_cli_docs", GENERATOR)
+def _load_script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-gen_cli_docs = _load_generator()
+gen_cli_docs = _load_script("gen_cli_docs")
+gen_schema = _load_script("gen_schema")
 
 
 # --- the CLI reference -----------------------------------------------------------------------
@@ -195,3 +200,42 @@ def test_every_variable_and_constraint_name_is_documented() -> None:
         if built not in doc
     )
     assert not missing, f"docs/formulation.md does not mention {missing}"
+
+
+# --- the plan JSON schema ----------------------------------------------------------------
+
+
+def test_plan_schema_is_up_to_date() -> None:
+    assert PLAN_SCHEMA.read_text(encoding="utf-8") == gen_schema.render(), (
+        "docs/plan.schema.json is out of date; run: python scripts/gen_schema.py"
+    )
+
+
+UNPLACEABLE = """\
+id,kind,model_family,params_b,monthly_tokens_b,serving,ttft_slo_ms,features,pinned_accelerator
+spec-on-trn2,inference,llama,8,3,online,200,speculative_decoding,trn2
+ok-train,training,llama,8,3,,,,
+"""
+
+
+@pytest.mark.parametrize(
+    ("inventory", "options", "status"),
+    [
+        ("sample_inventory.csv", [], "optimal"),
+        ("unplaceable.csv", [], "optimal"),
+        ("sample_inventory.yaml", ["--time-limit", "0.000001"], "no_solution"),
+    ],
+)
+def test_real_plans_validate_against_the_schema(
+    tmp_path: Path, inventory: str, options: list[str], status: str
+) -> None:
+    (tmp_path / "unplaceable.csv").write_text(UNPLACEABLE, encoding="utf-8")
+    path = tmp_path / inventory if inventory == "unplaceable.csv" else ROOT / "inputs" / inventory
+    result = CliRunner().invoke(cli, ["plan", str(path), *options, "--format", "json"])
+    assert result.exit_code in (0, 3), result.output
+    document = json.loads(result.stdout)
+    assert document["status"] == status
+    assert bool(document["unplaced"]) == (inventory == "unplaceable.csv")
+    schema = json.loads(PLAN_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema)
+    assert document["schema_version"] == schema["properties"]["schema_version"]["default"]

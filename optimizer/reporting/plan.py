@@ -137,8 +137,8 @@ def _listing_note(plan: Plan, view: PlanView, shown: int) -> str | None:
 
 def _summary_table(console: Console, plan: Plan, view: PlanView) -> RenderableType:
     table = new_table(console, "Placement plan", framed=False)
-    table.add_column("figure", no_wrap=True)
-    table.add_column("value", overflow="fold")
+    table.add_column("figure")
+    table.add_column("value")
     for key, value in summary_lines(plan, view.timings):
         style = ""
         if key == "status":
@@ -167,7 +167,7 @@ def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
         out.append(res)
     if plan.ported_families or plan.migrations:
         fixed = new_table(console, "Porting and migration")
-        fixed.add_column("item", overflow="fold")
+        fixed.add_column("item")
         for col in ("one-off $", "$/month", "workloads"):
             fixed.add_column(col, justify="right")
         for p in plan.ported_families:
@@ -194,15 +194,14 @@ def _workload_tables(console: Console, plan: Plan, view: PlanView) -> list[Rende
     if listed:
         title = "Assignments" if view.rows is None else "Costliest workloads"
         table = new_table(console, title)
-        # The short columns never wrap; the workload id takes what is left and folds.
-        table.add_column("workload", overflow="fold")
-        table.add_column("accelerator", no_wrap=True)
-        table.add_column("pricing", no_wrap=True)
+        table.add_column("workload")
+        table.add_column("accelerator")
+        table.add_column("pricing")
         numbers = ["chips", "$/month"]
         if console.width >= WIDE_TABLE_COLUMNS:
             numbers.insert(1, "chip-hours")
         for col in numbers:
-            table.add_column(col, justify="right", no_wrap=True)
+            table.add_column(col, justify="right")
         for a in listed:
             figures = {
                 "chips": f"{a.chips:,}",
@@ -213,8 +212,8 @@ def _workload_tables(console: Console, plan: Plan, view: PlanView) -> list[Rende
         out.append(table)
         if view.why:
             why = new_table(console, "Why", framed=False)
-            why.add_column("workload", overflow="fold", ratio=1)
-            why.add_column("reason", overflow="fold", ratio=3)
+            why.add_column("workload")
+            why.add_column("reason")
             for a in listed:
                 why.add_row(a.workload_id, a.why)
             out.append(why)
@@ -224,8 +223,8 @@ def _workload_tables(console: Console, plan: Plan, view: PlanView) -> list[Rende
     unplaced = plan.unplaced[: _unplaced_rows(view)]
     if unplaced:
         un = new_table(console, "Unplaced workloads")
-        un.add_column("workload", overflow="fold", ratio=1)
-        un.add_column("reasons", overflow="fold", ratio=3)
+        un.add_column("workload")
+        un.add_column("reasons")
         for u in unplaced:
             un.add_row(u.workload_id, "\n".join(u.reasons))
         out.append(un)

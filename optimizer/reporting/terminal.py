@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable
+from typing import Any
 
 from rich import box
 from rich.console import Console, RenderableType
@@ -41,9 +42,18 @@ def new_table(console: Console, title: str | None = None, *, framed: bool = True
     """A table framed for its console: box drawing on a terminal, ASCII elsewhere; unframed
     (no header, no rules) for label/value lists."""
     if not framed:
-        return Table(title=title, box=None, show_header=False, title_justify="left")
+        return _FoldingTable(title=title, box=None, show_header=False, title_justify="left")
     frame = box.HEAVY_HEAD if console.is_terminal else ASCII_SIMPLE_HEAD
-    return Table(title=title, box=frame, title_justify="left")
+    return _FoldingTable(title=title, box=frame, title_justify="left")
+
+
+class _FoldingTable(Table):
+    """Every cell folds when the terminal is narrow: rich's default would cut text with an
+    ellipsis, and a cut number ("14…") is worse than a folded one."""
+
+    def add_column(self, header: RenderableType = "", *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("overflow", "fold")
+        super().add_column(header, *args, **kwargs)
 
 
 def render_text(console: Console, renderables: Iterable[RenderableType]) -> str:
