@@ -501,12 +501,17 @@ def write_docs(
     path: Path = DOCS_PATH,
 ) -> None:
     """Replace the text between the markers of one figures section of docs/performance.md."""
+    replace_section(section, figures_markdown(measurements, command), path)
+
+
+def replace_section(section: str, markdown: str, path: Path = DOCS_PATH) -> None:
+    """Put ``markdown`` between the markers of ``section`` in docs/performance.md."""
     begin, end = markers(section)
     text = path.read_text(encoding="utf-8")
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.DOTALL)
     if not pattern.search(text):
         raise SystemExit(f"{path}: no {begin} ... {end} section to rewrite")
-    block = f"{begin}\n{figures_markdown(measurements, command)}\n{end}"
+    block = f"{begin}\n{markdown}\n{end}"
     path.write_text(pattern.sub(lambda _: block, text, count=1), encoding="utf-8")
 
 

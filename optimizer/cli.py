@@ -187,9 +187,7 @@ def _view(
         return PlanView(0, False, timings)
     if top is not None:
         return PlanView(top, True, timings)
-    if fmt == "md":  # a document: every workload
-        return PlanView(None, True, timings)
-    return PlanView.default(workloads, timings)
+    return PlanView.default(workloads, timings, fmt)
 
 
 @cli.command("plan")

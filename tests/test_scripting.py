@@ -318,33 +318,33 @@ def test_catalog_export_of_a_users_file_keeps_their_comments(tmp_path: Path) -> 
 # --- shell completion -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
-def test_shell_completion_script(shell: str) -> None:
+def completion(**env: str) -> subprocess.CompletedProcess[str]:
+    """The command run as a shell's completion hook runs it."""
     run = subprocess.run(
         [sys.executable, "-m", "placement"],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
-        env={**os.environ, "_PLACEMENT_COMPLETE": f"{shell}_source"},
+        env={**os.environ, **env},
     )
     assert run.returncode == 0, run.stderr
-    assert "_PLACEMENT_COMPLETE" in run.stdout
+    return run
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
+def test_shell_completion_script(shell: str) -> None:
+    assert "_PLACEMENT_COMPLETE" in completion(_PLACEMENT_COMPLETE=f"{shell}_source").stdout
 
 
 def test_shell_completion_completes_commands_and_options() -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "placement"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={
-            **os.environ,
-            "_PLACEMENT_COMPLETE": "bash_complete",
-            "COMP_WORDS": "placement plan inv.csv --for",
-            "COMP_CWORD": "3",
-        },
+    run = completion(
+        _PLACEMENT_COMPLETE="bash_complete",
+        COMP_WORDS="placement plan inv.csv --for",
+        COMP_CWORD="3",
     )
-    assert run.returncode == 0, run.stderr
     assert "--format" in run.stdout
+    commands = completion(
+        _PLACEMENT_COMPLETE="bash_complete", COMP_WORDS="placement val", COMP_CWORD="1"
+    )
+    assert "validate" in commands.stdout

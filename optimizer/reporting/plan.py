@@ -47,9 +47,10 @@ class PlanView:
     timings: bool = False
 
     @classmethod
-    def default(cls, workloads: int, timings: bool = False) -> PlanView:
-        """Every workload with its reason when few; else the costliest few, without reasons."""
-        if workloads <= LIST_EVERY_WORKLOAD_UP_TO:
+    def default(cls, workloads: int, timings: bool = False, fmt: str = "table") -> PlanView:
+        """Markdown is a document: every workload. A table lists every workload with its
+        reason when there are few; else the costliest few, without reasons."""
+        if fmt == "md" or workloads <= LIST_EVERY_WORKLOAD_UP_TO:
             return cls(None, True, timings)
         return cls(DEFAULT_TOP, False, timings)
 
@@ -478,7 +479,7 @@ def render_plan(
         return plan.model_dump_json(indent=2) + "\n"
     if fmt == "csv":
         return plan_csv_sections(plan)
-    view = view or PlanView.default(len(plan.assignments) + len(plan.unplaced))
+    view = view or PlanView.default(len(plan.assignments) + len(plan.unplaced), fmt=fmt)
     if fmt == "md":
         return plan_markdown(plan, view)
     return plan_table(plan, view, console)
