@@ -126,6 +126,22 @@ def test_piped_output_fits_columns_plain_and_ascii(columns: int) -> None:
     assert "llama-405b-pretrain" in text
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["validate", str(SAMPLE)], ["catalog", "show"], ["reference"]],
+    ids=["validate", "catalog-show", "reference"],
+)
+@pytest.mark.parametrize("columns", [60, 80])
+def test_every_tables_lines_fit_the_width(command: list[str], columns: int) -> None:
+    """Records too wide to read across are shown as blocks of 'field  value' lines."""
+    result = invoke(*command, env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    if command[0] == "validate":
+        assert any(line.split()[:2] == ["workloads", "30"] for line in lines if line.strip())
+
+
 def test_piped_output_without_columns_is_80_wide() -> None:
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     run = subprocess.run(

@@ -11,11 +11,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pandas as pd
-from rich.console import Console
+from rich.console import Console, RenderableType
+from rich.text import Text
 
 from placement.reporting.terminal import file_console, new_table, render_text
 
 FORMATS = ("table", "json", "csv", "md")
+FOLDED_WORD = 30
+"""Words longer than this (dotted paths, hashes) may fold across lines in a table column."""
 
 
 def is_missing(value: Any) -> bool:
@@ -79,9 +82,45 @@ def render_records(
     if fmt == "md":
         return f"# {title}\n\n" + markdown_table(list(frame.columns), rows)
     console = console or file_console()
+    columns = [str(col) for col in frame.columns]
     table = new_table(console, title)
-    for col in frame.columns:
-        table.add_column(str(col), overflow="fold")  # long dotted paths wrap, never cut
+    for col in columns:
+        table.add_column(col)
     for row in rows:
         table.add_row(*(text_cell(v) for v in row))
+    # Rows are read across; when even unbroken words do not fit side by side (or there is only
+    # one record), each record is shown as a block of "field  value" lines instead.
+    if len(rows) == 1 or not _words_fit(columns, rows, console.width):
+        return render_text(console, _record_blocks(console, title, columns, rows))
     return render_text(console, [table])
+
+
+def _words_fit(columns: list[str], rows: list[list[Any]], width: int) -> bool:
+    """Whether the columns fit side by side without breaking a word shorter than FOLDED_WORD
+    (each column as wide as its longest word, plus a space either side)."""
+
+    def longest_word(text: str) -> int:
+        # An identifier longer than FOLDED_WORD (a dotted catalog path) may fold; prose may not.
+        return min(max((len(word) for word in text.split()), default=0), FOLDED_WORD)
+
+    needed = 2  # the table's outer edges
+    for index, column in enumerate(columns):
+        cells = [longest_word(text_cell(row[index])) for row in rows]
+        needed += max([longest_word(column), *cells]) + 2
+    return needed <= width
+
+
+def _record_blocks(
+    console: Console, title: str, columns: list[str], rows: list[list[Any]]
+) -> list[RenderableType]:
+    blocks: list[RenderableType] = [Text(title, style="italic")]
+    for number, row in enumerate(rows):
+        if number:
+            blocks.append(Text(""))
+        block = new_table(console, framed=False)
+        block.add_column("field", style="bold")
+        block.add_column("value")
+        for column, value in zip(columns, row, strict=True):
+            block.add_row(column, text_cell(value))
+        blocks.append(block)
+    return blocks
