@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import click
+from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
@@ -33,14 +34,14 @@ from placement.solve import DEFAULT_GAP, SOLVERS
 CATALOG_ENV = "PLACEMENT_CATALOG"
 """Names the team's catalog file, so that no call needs ``--catalog``."""
 
-Renderer = Callable[[Any], str]
+Renderer = Callable[[Console], str]
 
 
 def _to_stdout(output: str | None) -> bool:
     return output is None or output == STDOUT
 
 
-def emit(render: Renderer, output: str | None, quiet: bool, table: bool = False) -> None:
+def emit(render: Renderer, output: str | None, quiet: bool) -> None:
     """Render the result and write it to stdout or ``--output`` (by the safe-file rules).
 
     ``render`` receives the console a table is drawn on: the terminal's when the result goes
@@ -48,7 +49,7 @@ def emit(render: Renderer, output: str | None, quiet: bool, table: bool = False)
     """
     if _to_stdout(output) and quiet:
         return
-    console = (stdout_console() if _to_stdout(output) else file_console()) if table else None
+    console = stdout_console() if _to_stdout(output) else file_console()
     write_files({output or STDOUT: render(console)})
 
 
@@ -277,9 +278,9 @@ def plan_command(
     Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
     anywhere (listed with reasons; the rest is planned) or no plan exists.
     """
-    outputs = [output, write_model]
-    if fmt == "csv" and output is not None and is_regular_target(output):
-        outputs += sidecar_paths(output)
+    # CSV to a file puts its other tables in files beside it; to a stream, in sections.
+    csv_files = fmt == "csv" and output is not None and is_regular_target(output)
+    outputs = [output, write_model, *(sidecar_paths(output) if csv_files and output else [])]
     for path in outputs:
         if path is not None:
             check_output_path(path)
@@ -296,14 +297,13 @@ def plan_command(
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)
     view = _view(fmt, workloads, top, show_all, summary, timings)
-    if fmt == "csv" and output is not None and is_regular_target(output):
+    if csv_files and output is not None:
         write_files(plan_csv_files(result.plan, output))
     else:
         emit(
             lambda console: render_plan(result.plan, fmt, view, console),
             output,
             quiet,
-            table=fmt == "table",
         )
     sys.exit(result.exit_code)
 
@@ -339,7 +339,6 @@ def validate_command(
         lambda console: render_records(records, fmt, f"{inv.source}: valid", console),
         output,
         quiet,
-        table=fmt == "table",
     )
 
 
@@ -371,7 +370,6 @@ def catalog_show(
         lambda console: render_records(records, fmt, f"Catalog {catalog.name}", console),
         output,
         quiet,
-        table=fmt == "table",
     )
 
 
@@ -432,7 +430,6 @@ def reference_command(
         lambda console: render_reference(report, fmt, console),
         output,
         quiet,
-        table=fmt == "table",
     )
 
 
