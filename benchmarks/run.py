@@ -58,7 +58,7 @@ TARGET_GAP = 1e-3
 
 # The stage functions plan() looks up in placement.pipeline's namespace, with report labels.
 WRAPPED: dict[str, str] = {
-    "load_catalog": "catalog",
+    "read_catalog": "catalog",
     "read_inventory": "read",
     "estimate": "estimate",
     "build_model": "build",

@@ -71,17 +71,27 @@ class CatalogSource:
     origin: CatalogOrigin
 
 
-def _read_text(path: str | os.PathLike[str] | None) -> tuple[str, str]:
+def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
+    """The catalog's bytes (hashed as read) and its name for messages."""
     if path is None:
-        return default_catalog_text(), DEFAULT_CATALOG_NAME
+        return default_catalog_text().encode("utf-8"), DEFAULT_CATALOG_NAME
     name = str(path)
     try:
-        return Path(path).read_text("utf-8"), name
+        return Path(path).read_bytes(), name
     except OSError as err:
         reason = err.strerror or str(err)
         raise CatalogError(
             [Problem(f"{name}: cannot read the catalog file ({reason})", name, expected=reason)]
         ) from None
+
+
+def _decode(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        expected = "UTF-8 text"
+        message = f"{name}: not {expected} (byte {err.start} is {data[err.start]:#04x})"
+        raise CatalogError([Problem(message, name, expected=expected)]) from None
 
 
 def _parse(text: str, name: str) -> Any:
@@ -198,8 +208,8 @@ def read_catalog(
 ) -> CatalogSource:
     """Load and validate a catalog (the packaged default when ``path`` is None), keeping the
     document and its origin."""
-    text, name = _read_text(path)
-    document = apply_overrides(_parse(text, name), overrides)
+    data, name = _read_bytes(path)
+    document = apply_overrides(_parse(_decode(data, name), name), overrides)
     try:
         catalog = Catalog.model_validate(document)
     except ValidationError as err:
@@ -207,7 +217,7 @@ def read_catalog(
     origin = CatalogOrigin(
         name=name,
         path=None if path is None else str(path),
-        sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        sha256=hashlib.sha256(data).hexdigest(),
         overrides=tuple(overrides),
         via=via or ("default" if path is None else "api"),
     )

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from placement.catalog import apply_overrides, catalog_records, load_catalog
+from placement.catalog import (
+    apply_overrides,
+    catalog_records,
+    default_catalog_text,
+    load_catalog,
+    read_catalog,
+)
 from placement.errors import CatalogError
 from placement.models.catalog import Catalog
 from tests.conftest import EXACT, default_catalog_dict, make_catalog, placement_of, run_plan
@@ -211,3 +219,16 @@ def test_every_number_in_the_default_catalog_has_a_source() -> None:
         and not r["source"]
     ]
     assert missing == []
+
+
+def test_catalog_file_hash_is_of_its_bytes_and_latin1_is_refused(tmp_path: Path) -> None:
+    crlf = tmp_path / "crlf.yaml"
+    crlf.write_bytes(default_catalog_text().replace("\n", "\r\n").encode("utf-8"))
+    source = read_catalog(crlf)
+    assert source.origin.sha256 == hashlib.sha256(crlf.read_bytes()).hexdigest()
+    assert source.catalog == load_catalog()
+    latin1 = tmp_path / "latin1.yaml"
+    text = default_catalog_text().replace("name:", "# caf\xe9\nname:", 1)
+    latin1.write_bytes(text.encode("latin-1"))
+    with pytest.raises(CatalogError, match="not UTF-8 text"):
+        load_catalog(latin1)
