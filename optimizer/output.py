@@ -12,7 +12,9 @@ beside a CSV plan, ``reference --write-inputs``). The rules (DESIGN.md, "Files w
 - An existing file keeps its permission bits (and, where the user may, its owner and group); a
   new file gets ``0666`` less the umask, like any file a shell redirection creates.
 - A symlink is followed (to the end of a chain) and the file it points to is replaced; the link
-  stays a link.
+  stays a link. A file with several hard links is staged the same way, then copied into place,
+  so that every one of its names sees the new content.
+- A read-only file is refused, as a shell's ``>`` refuses it.
 - Anything else (a FIFO, ``/dev/stdout``, a device, a socket's path) is opened and written
   directly, never replaced: replacing ``/dev/null`` with a regular file would break the machine.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import stat
 import sys
 import tempfile
@@ -93,6 +96,9 @@ def _resolve(path: str | os.PathLike[str]) -> _Target:
     real = Path(os.path.realpath(requested))
     if existing is None and not real.parent.is_dir():
         raise OutputError(requested, f"no folder {str(real.parent)!r}")
+    if existing is not None and not os.access(real, os.W_OK):
+        # A shell's '>' refuses a read-only file; replacing it by rename would not.
+        raise OutputError(requested, "the file is read-only; make it writable or choose another")
     return _Target(requested, real, existing)
 
 
@@ -168,6 +174,21 @@ def _fsync_folder(folder: Path) -> None:
             os.close(fd)
 
 
+def _hard_linked(target: _Target) -> bool:
+    """A file with other names: renaming over one would leave the others with the old plan."""
+    return target.existing is not None and target.existing.st_nlink > 1
+
+
+def _copy_in_place(staged: str, real: Path) -> None:
+    """Copy a complete staged file into a hard-linked target, keeping its inode (and so every
+    name of it). Only the copy itself, not the rendering, can be interrupted half-way."""
+    with open(staged, "rb") as source, open(real, "r+b") as target:
+        shutil.copyfileobj(source, target)
+        target.truncate()
+        target.flush()
+        os.fsync(target.fileno())
+
+
 def _write_special(target: _Target, data: bytes) -> None:
     """Write in place: through the inherited descriptor, or opened without truncating or
     creating (a FIFO's reader or a device gets the bytes; nothing is replaced)."""
@@ -210,22 +231,26 @@ def write_files(files: Mapping[str, str | bytes]) -> None:
         for path, content in files.items()
     ]
     targets = [(_resolve(path), data) for path, data in payloads]
-    staged: list[tuple[str, Path]] = []
+    staged: list[tuple[str, _Target]] = []
     try:
         for target, data in targets:
             if not target.special:
-                staged.append((_stage(target, data), target.real))
+                staged.append((_stage(target, data), target))
     except BaseException:
         for tmp, _ in staged:
             Path(tmp).unlink(missing_ok=True)
         raise
-    for tmp, real in staged:
+    for tmp, target in staged:
         try:
-            os.replace(tmp, real)
+            if _hard_linked(target):
+                _copy_in_place(tmp, target.real)
+            else:
+                os.replace(tmp, target.real)
         except OSError as err:
+            raise OutputError(target.requested, _reason(err)) from None
+        finally:
             Path(tmp).unlink(missing_ok=True)
-            raise OutputError(str(real), _reason(err)) from None
-        _fsync_folder(real.parent)
+        _fsync_folder(target.real.parent)
     for target, data in targets:
         if target.special:
             _write_special(target, data)

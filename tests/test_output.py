@@ -175,18 +175,12 @@ def test_missing_folder_and_directory_targets_are_usage_errors(tmp_path: Path) -
     assert not (tmp_path / "nowhere").exists()
 
 
-def test_a_target_in_a_read_only_folder_is_refused_and_kept(tmp_path: Path) -> None:
-    """The new content cannot be staged beside the old file: refuse, keep the old file intact.
+def export_without_privileges(target: Path) -> subprocess.CompletedProcess[str]:
+    """``placement catalog export -o target`` as a process that file permissions bind.
 
-    Root may write anywhere, so as root the command runs without the capabilities that let it
+    Root may write anywhere, so as root the process runs without the capabilities that let it
     ignore permissions (``setpriv`` from util-linux).
     """
-    folder = tmp_path / "read-only"
-    folder.mkdir()
-    target = folder / "plan.json"
-    target.write_text("old plan")
-    target.chmod(0o666)  # the file itself is writable; only the folder is not
-    folder.chmod(0o555)
     prefix: list[str] = []
     if os.geteuid() == 0:
         setpriv = shutil.which("setpriv")
@@ -194,14 +188,50 @@ def test_a_target_in_a_read_only_folder_is_refused_and_kept(tmp_path: Path) -> N
             pytest.skip("running as root without setpriv to drop CAP_DAC_OVERRIDE")
         caps = "-dac_override,-dac_read_search"
         prefix = [setpriv, f"--inh-caps={caps}", f"--bounding-set={caps}"]
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "placement", "catalog", "export", "-o", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_a_read_only_file_is_refused_as_a_shell_would(tmp_path: Path) -> None:
+    target = tmp_path / "plan.yaml"
+    target.write_text("kept")
+    target.chmod(0o444)
+    run = export_without_privileges(target)
+    assert run.returncode == 2, run.stderr
+    assert "read-only" in run.stderr and str(target) in run.stderr
+    assert target.read_text() == "kept" and mode(target) == 0o444
+    assert leftovers(tmp_path) == []
+
+
+def test_a_hard_linked_file_is_updated_under_every_name(tmp_path: Path) -> None:
+    first = tmp_path / "plan.json"
+    first.write_text("old")
+    second = tmp_path / "shared-copy.json"
+    os.link(first, second)
+    inode = first.stat().st_ino
+    write_output(second, "new and longer")
+    assert first.read_text() == "new and longer" == second.read_text()
+    assert first.stat().st_ino == inode == second.stat().st_ino
+    write_output(first, "short")  # shrinking truncates
+    assert second.read_text() == "short"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_target_in_a_read_only_folder_is_refused_and_kept(tmp_path: Path) -> None:
+    """The new content cannot be staged beside the old file: refuse, keep the old file intact."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    target = folder / "plan.json"
+    target.write_text("old plan")
+    target.chmod(0o666)  # the file itself is writable; only the folder is not
+    folder.chmod(0o555)
     try:
-        run = subprocess.run(
-            [*prefix, sys.executable, "-m", "placement", "catalog", "export", "-o", str(target)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
+        run = export_without_privileges(target)
         assert run.returncode == 2, run.stderr
         assert str(target) in run.stderr
         assert "must be writable" in run.stderr

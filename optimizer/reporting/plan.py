@@ -20,7 +20,7 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from placement.models.plan import Plan, ReservedPurchase
+from placement.models.plan import Assignment, Plan, ReservedPurchase
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -107,7 +107,7 @@ def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
     ]
 
 
-def listed_assignments(plan: Plan, view: PlanView) -> list[Any]:
+def listed_assignments(plan: Plan, view: PlanView) -> list[Assignment]:
     """The assignments the view lists: costliest first when limited, inventory order when not."""
     if view.rows is None:
         return list(plan.assignments)
