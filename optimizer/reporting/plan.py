@@ -13,6 +13,7 @@ two runs' outputs diff clean.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -150,14 +151,22 @@ def _summary_table(console: Console, plan: Plan, view: PlanView) -> RenderableTy
     return table
 
 
-def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
-    out: list[RenderableType] = []
+@dataclass(frozen=True)
+class _Section:
+    """A titled table of text cells, drawn by the terminal and by Markdown alike."""
+
+    title: str
+    headers: tuple[str, ...]
+    rows: Sequence[Sequence[str]]
+    text_columns: int = 1  # the leading columns that are text (left-aligned); the rest numbers
+
+
+def _decision_sections(plan: Plan) -> list[_Section]:
+    """The buying decisions: reserved purchases, then ports and migrations."""
+    sections = []
     if plan.reserved_purchases:
-        res = new_table(console, "Reserved purchases")
-        for col in ("accelerator", "pricing", "units", "chips", "$/month", "utilization"):
-            res.add_column(col, justify="left" if col in ("accelerator", "pricing") else "right")
-        for r in plan.reserved_purchases:
-            res.add_row(
+        purchases = [
+            (
                 r.accelerator,
                 r.pricing,
                 str(r.units),
@@ -165,27 +174,42 @@ def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
                 f"{r.monthly_cost_usd:,.0f}",
                 f"{r.utilization:.1%}",
             )
-        out.append(res)
+            for r in plan.reserved_purchases
+        ]
+        columns = ("accelerator", "pricing", "units", "chips", "$/month", "utilization")
+        sections.append(_Section("Reserved purchases", columns, purchases, text_columns=2))
     if plan.ported_families or plan.migrations:
-        fixed = new_table(console, "Porting and migration")
-        fixed.add_column("item")
-        for col in ("one-off $", "$/month", "workloads"):
-            fixed.add_column(col, justify="right")
-        for p in plan.ported_families:
-            fixed.add_row(
+        one_offs = [
+            (
                 f"port {p.family} to {p.platform} ({p.porting_weeks:g} weeks)",
                 f"{p.one_off_usd:,.0f}",
                 f"{p.amortized_monthly_usd:,.0f}",
                 str(len(p.workloads)),
             )
-        for m in plan.migrations:
-            fixed.add_row(
+            for p in plan.ported_families
+        ] + [
+            (
                 f"migrate to {m.platform} ({m.lead_weeks:g} weeks lead)",
                 f"{m.one_off_usd:,.0f}",
                 f"{m.amortized_monthly_usd:,.0f}",
                 "",
             )
-        out.append(fixed)
+            for m in plan.migrations
+        ]
+        headers = ("item", "one-off $", "$/month", "workloads")
+        sections.append(_Section("Porting and migration", headers, one_offs))
+    return sections
+
+
+def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    for section in _decision_sections(plan):
+        table = new_table(console, section.title)
+        for index, header in enumerate(section.headers):
+            table.add_column(header, justify="left" if index < section.text_columns else "right")
+        for row in section.rows:
+            table.add_row(*row)
+        out.append(table)
     return out
 
 
@@ -252,49 +276,9 @@ def plan_table(plan: Plan, view: PlanView, console: Console | None = None) -> st
 def plan_markdown(plan: Plan, view: PlanView) -> str:
     """The plan as a Markdown document, in the same order as the table."""
     parts = ["# Placement plan\n\n", markdown_table(["", ""], summary_lines(plan, view.timings))]
-    if plan.reserved_purchases:
-        parts.append("\n## Reserved purchases\n\n")
-        parts.append(
-            markdown_table(
-                ["accelerator", "pricing", "units", "chips", "$/month", "utilization"],
-                [
-                    (
-                        r.accelerator,
-                        r.pricing,
-                        r.units,
-                        r.chips,
-                        f"{r.monthly_cost_usd:,.0f}",
-                        f"{r.utilization:.1%}",
-                    )
-                    for r in plan.reserved_purchases
-                ],
-            )
-        )
-    if plan.ported_families or plan.migrations:
-        parts.append("\n## Porting and migration\n\n")
-        parts.append(
-            markdown_table(
-                ["item", "one-off $", "$/month amortized", "workloads"],
-                [
-                    (
-                        f"port {p.family} to {p.platform} ({p.porting_weeks:g} weeks)",
-                        f"{p.one_off_usd:,.0f}",
-                        f"{p.amortized_monthly_usd:,.0f}",
-                        len(p.workloads),
-                    )
-                    for p in plan.ported_families
-                ]
-                + [
-                    (
-                        f"migrate to {m.platform} ({m.lead_weeks:g} weeks lead)",
-                        f"{m.one_off_usd:,.0f}",
-                        f"{m.amortized_monthly_usd:,.0f}",
-                        "",
-                    )
-                    for m in plan.migrations
-                ],
-            )
-        )
+    for section in _decision_sections(plan):
+        parts.append(f"\n## {section.title}\n\n")
+        parts.append(markdown_table(section.headers, section.rows))
     listed = listed_assignments(plan, view)
     if listed:
         headers = ["workload", "accelerator", "pricing", "chips", "chip-hours", "$/month"]
