@@ -69,16 +69,23 @@ _LINE_LABELS = {".csv": "line", ".xlsx": "Excel row"}
 _WORKLOADS = TypeAdapter(list[Workload])
 
 
-def _location(file: str, row: int | None, line: int | None) -> str:
-    """``row 5 (line 6)``: the data row, and where an editor shows it when the format has lines.
+def _native_line(file: str, row: int | None, line: int | None) -> tuple[str | None, int | None]:
+    """Where an editor shows a data row: ``("line", 6)``, ``("Excel row", 6)``, or no label for
+    formats without lines (JSON, YAML, Parquet).
 
     Without a known ``line``, the header is taken to be the first line, so the line is row + 1.
+    A source without a known suffix (standard input) still has lines if the reader gave them.
     """
-    # A source without a known suffix (standard input) still has lines if the reader gave them.
     label = _LINE_LABELS.get(Path(file).suffix.lower(), "line" if line is not None else None)
-    if line is None and row is not None:
-        line = row + 1
-    native = f"{label} {line}" if label and line is not None else ""
+    if label is None:
+        return None, None
+    return label, (row + 1 if line is None and row is not None else line)
+
+
+def _location(file: str, row: int | None, line: int | None) -> str:
+    """``row 5 (line 6)``: the data row, and where an editor shows it when the format has lines."""
+    label, number = _native_line(file, row, line)
+    native = f"{label} {number}" if label and number is not None else ""
     if row is None:
         return native
     return f"row {row} ({native})" if native else f"row {row}"
@@ -110,14 +117,11 @@ class InputProblem:
 
     def as_problem(self) -> Problem:
         """The general form every input error shares (``line`` filled in where known)."""
-        line = self.line
-        if line is None and self.row is not None and Path(self.file).suffix.lower() in _LINE_LABELS:
-            line = self.row + 1
         return Problem(
             str(self),
             self.file,
             self.row,
-            line,
+            _native_line(self.file, self.row, self.line)[1],
             self.column,
             None if is_blank(self.value) else self.value,
             self.expected,
