@@ -8,18 +8,14 @@ The Python API the ``placement`` command line is a thin layer over::
     result.plan.objective_monthly_usd
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 from placement.catalog import load_catalog
 from placement.checks import check_plan
 from placement.estimates import estimate
 from placement.inventory import InputError, read_inventory
 from placement.pipeline import PlanResult, SolverOptions, plan
+from placement.provenance import tool_version
 
-try:
-    __version__ = version("placement")
-except PackageNotFoundError:  # imported from a checkout that was never installed
-    __version__ = "0+unknown"
+__version__ = tool_version()
 
 __all__ = [
     "InputError",
