@@ -11,9 +11,9 @@ The Python API the ``placement`` command line is a thin layer over::
 from placement.catalog import load_catalog
 from placement.checks import check_plan
 from placement.estimates import estimate
-from placement.inventory import InputError, read_inventory
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.provenance import tool_version
+from placement.reading import InputError, read_inventory
 
 __version__ = tool_version()
 

@@ -22,9 +22,9 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
 from placement.errors import PlacementInputError, Problem
-from placement.inventory import INPUT_FORMATS, InputError, inventory_summary, read_inventory
 from placement.output import STDOUT, check_output_path, is_regular_target, write_files
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
+from placement.reading import INPUT_FORMATS, InputError, inventory_summary, read_inventory
 from placement.reference import reference_report, render_reference, write_reference_inputs
 from placement.reporting import FORMATS, PlanView, plan_csv_files, render_plan, render_records
 from placement.reporting.plan import sidecar_paths

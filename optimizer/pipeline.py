@@ -24,7 +24,6 @@ from placement.formulation import (
     porting_one_off_usd,
     reserved_unit_chip_hours,
 )
-from placement.inventory import Inventory, read_inventory
 from placement.models.catalog import Catalog
 from placement.models.plan import (
     Assignment,
@@ -41,6 +40,7 @@ from placement.models.plan import (
 )
 from placement.output import write_output
 from placement.provenance import now_utc, run_info
+from placement.reading import Inventory, read_inventory
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 EXIT_OK = 0

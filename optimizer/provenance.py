@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 
 from placement.catalog import CatalogOrigin
-from placement.inventory import Inventory
 from placement.models.catalog import Catalog
 from placement.models.plan import CatalogInfo, InputInfo, RunInfo, SolverOptionsInfo
+from placement.reading import Inventory
 
 LIBRARIES = ("pulp", "highspy", "pandas", "pydantic", "numpy")
 """The libraries whose versions can change a plan's numbers (the solver stack)."""

@@ -22,9 +22,9 @@ from rich.console import Console
 from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
 from placement.estimates import estimate
-from placement.inventory import inventory_from_records
 from placement.models.catalog import Catalog
 from placement.output import OutputError, write_files
+from placement.reading import inventory_from_records
 
 FIGURES_RESOURCE = "reference_figures.yaml"
 

@@ -12,9 +12,9 @@ import yaml
 
 from placement.catalog import default_catalog_text
 from placement.checks import check_plan
-from placement.inventory import read_inventory
 from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, SolverOptions, plan
+from placement.reading import read_inventory
 
 EXACT = SolverOptions(solver="highs", gap=0.0)
 

@@ -25,9 +25,9 @@ from benchmarks.generate import (  # noqa: E402
     synthetic_inventory,
 )
 from placement.catalog import load_catalog  # noqa: E402
-from placement.inventory import read_inventory  # noqa: E402
 from placement.models.workload import FEATURES  # noqa: E402
 from placement.pipeline import plan  # noqa: E402
+from placement.reading import read_inventory  # noqa: E402
 
 ACCELERATORS = ["trn2", "h100"]
 

@@ -17,7 +17,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement.inventory import (
+from placement.models.workload import FEATURES, KINDS, PRECISIONS, SERVING_MODES, Workload
+from placement.reading import (
     FRAME_COLUMNS,
     InputError,
     InputProblem,
@@ -25,7 +26,6 @@ from placement.inventory import (
     inventory_from_records,
     read_inventory,
 )
-from placement.models.workload import FEATURES, KINDS, PRECISIONS, SERVING_MODES, Workload
 
 DATA = Path(__file__).parent / "data" / "inventory"
 ACCELERATORS = ("trn2", "h100")

@@ -119,6 +119,11 @@ def test_wheel_installs_one_namespace_with_types_data_and_licence(wheel: Path) -
         "placement/data/default_catalog.yaml",
     ):
         assert member in names
+    for folder, package in (("optimizer", "placement"), ("models", "placement/models")):
+        for module in (ROOT / folder).rglob("*.py"):
+            relative = module.relative_to(ROOT / folder)
+            if relative.parts[0] != "models":  # optimizer/models is the symlink to models/
+                assert f"{package}/{relative.as_posix()}" in names, relative
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     assert "License-Expression: Apache-2.0" in metadata
     assert "Project-URL: Source," in metadata

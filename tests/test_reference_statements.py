@@ -12,7 +12,7 @@ import pytest
 
 from placement.catalog import load_catalog
 from placement.estimates import estimate
-from placement.inventory import read_inventory
+from placement.reading import read_inventory
 from tests.conftest import EXACT, frame, placement_of, run_plan
 
 CATALOG = load_catalog()

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 from placement.checks import check_plan
-from placement.inventory import read_inventory
 from placement.models.workload import is_blank
 from placement.pipeline import EXIT_OK, PlanResult, plan
+from placement.reading import read_inventory
 
 ROOT = Path(__file__).resolve().parents[1]
 INPUTS = ROOT / "inputs"

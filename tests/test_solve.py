@@ -10,8 +10,8 @@ import pytest
 from benchmarks.generate import synthetic_inventory
 from placement.errors import PlacementInputError
 from placement.formulation import build_model
-from placement.inventory import read_inventory
 from placement.pipeline import PlanResult, SolverOptions, plan
+from placement.reading import read_inventory
 from placement.solve import SolveStatus, make_solver, solve_model
 from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
 

@@ -1,0 +1,116 @@
+"""Read an inventory: from a path, standard input, a DataFrame or records in memory."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import pandas as pd
+
+from placement.reading.formats import (
+    FORMAT_OF_SUFFIX,
+    INPUT_FORMATS,
+    READERS,
+    frame_table,
+    records_table,
+)
+from placement.reading.problems import fail
+from placement.reading.tables import DATAFRAME_SOURCE, STDIN, STDIN_SOURCE, SUFFIXES, Inventory
+from placement.reading.validate import validate_table
+
+
+def _source_format(label: str, input_format: str | None) -> str:
+    if input_format is not None:
+        if input_format not in INPUT_FORMATS:
+            expected = "--input-format one of: " + ", ".join(INPUT_FORMATS)
+            raise fail(label, expected, input_format)
+        return input_format
+    suffix = Path(label).suffix.lower()
+    if suffix not in FORMAT_OF_SUFFIX:
+        expected = "a file ending in one of: " + ", ".join(SUFFIXES) + " (or --input-format)"
+        raise fail(label, expected, suffix or None)
+    return FORMAT_OF_SUFFIX[suffix]
+
+
+def _read_bytes(label: str, stdin: BinaryIO | None) -> tuple[str, bytes]:
+    """The source's label for messages and its bytes: a file, a FIFO, or standard input."""
+    if label == STDIN:
+        stream = stdin if stdin is not None else sys.stdin.buffer
+        return STDIN_SOURCE, stream.read()
+    path = Path(label)
+    if path.is_dir():
+        raise fail(label, "a file, not a directory")
+    if not path.exists():
+        raise fail(label, "an existing file (none found)")
+    try:
+        return label, path.read_bytes()
+    except OSError as exc:
+        raise fail(label, f"a readable file ({exc.strerror or exc})") from None
+
+
+def read_inventory(
+    source: str | os.PathLike[str] | pd.DataFrame,
+    accelerator_names: Collection[str] | None = None,
+    input_format: str | None = None,
+    stdin: BinaryIO | None = None,
+) -> Inventory:
+    """Read, validate and normalize an inventory file, standard input (``-``) or a DataFrame.
+
+    The format comes from ``input_format`` (one of :data:`INPUT_FORMATS`) or else the file's
+    extension; standard input needs ``input_format``. ``accelerator_names`` (the catalog's) are
+    the values ``pinned_accelerator`` may take; when None, any name is accepted and the
+    planner's catalog check comes later. Raises :class:`InputError` listing every problem;
+    nothing is returned unless the whole input is valid.
+    """
+    if isinstance(source, pd.DataFrame):
+        return validate_table(frame_table(source, DATAFRAME_SOURCE), accelerator_names)
+    label = os.fspath(source)
+    if label == STDIN and input_format is None:
+        expected = "--input-format (" + ", ".join(INPUT_FORMATS) + ") to read standard input"
+        raise fail(STDIN_SOURCE, expected)
+    fmt = _source_format(label, input_format)
+    label, data = _read_bytes(label, stdin)
+    if not data:
+        what = "standard input" if label == STDIN_SOURCE else "the file"
+        raise fail(label, f"a header row and at least one workload row ({what} is empty)")
+    try:
+        table = READERS[fmt](data, label)
+    except UnicodeDecodeError:
+        raise fail(label, "a UTF-8 text file") from None
+    inventory = validate_table(table, accelerator_names)
+    return replace(inventory, sha256=hashlib.sha256(data).hexdigest(), input_format=fmt)
+
+
+def inventory_summary(inventory: Inventory, known_families: Collection[str]) -> dict[str, Any]:
+    """What ``placement validate`` reports of a valid inventory (lists stay lists)."""
+    frame = inventory.workloads
+    families = sorted(frame["model_family"].unique())
+    return {
+        "status": "valid",
+        "source": inventory.source,
+        "format": inventory.input_format,
+        "sha256": inventory.sha256,
+        "workloads": len(frame),
+        "training": int(frame["kind"].eq("training").sum()),
+        "inference": int(frame["kind"].eq("inference").sum()),
+        "families": families,
+        "unknown_families": [f for f in families if f not in set(known_families)],
+        "extra_columns": list(inventory.extra_columns),
+    }
+
+
+def inventory_from_records(
+    records: Sequence[Mapping[str, Any]],
+    source: str,
+    accelerator_names: Collection[str] | None = None,
+) -> Inventory:
+    """Validate records already in memory (an API payload, a parsed JSON or YAML document).
+
+    Row numbers in problems are record numbers (1-based); ``source`` names them in messages.
+    """
+    return validate_table(records_table(records, source), accelerator_names)
