@@ -135,6 +135,7 @@ class InputInfo(_Out):
 
     path: str = Field(description="As given on the command line ('<stdin>', '<DataFrame>').")
     format: str | None = Field(description="csv, xlsx, json, yaml or parquet; None in memory.")
+    sheet: str | None = Field(default=None, description="The workbook sheet read (xlsx).")
     sha256: str | None = Field(description="Of the bytes read; None for data given in memory.")
     workloads: int
 

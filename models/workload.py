@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from decimal import Decimal
 from numbers import Real
 from typing import Annotated, Any, Literal, TypeGuard, get_args
 
@@ -58,6 +60,39 @@ NUMBER_COLUMNS: tuple[str, ...] = (
     "needed_in_weeks",
 )
 
+
+@dataclass(frozen=True)
+class Bound:
+    """The range a number column accepts: above ``low`` (or at it, if ``inclusive``), at most
+    ``high``. The upper bounds reflect physics and money with a wide margin: a value beyond one
+    is a typo or a unit mistake (tokens for billions of tokens), never a real workload."""
+
+    low: float
+    inclusive: bool
+    high: float
+    why: str
+
+    def text(self) -> str:
+        """``a number > 0 and at most 100,000``."""
+        sign = ">=" if self.inclusive else ">"
+        return f"a number {sign} {self.low:g} and at most {self.high:,.0f}"
+
+
+BOUNDS: dict[str, Bound] = {
+    "params_b": Bound(
+        0, False, 100_000, "100 trillion parameters, about 50 times the largest published model"
+    ),
+    "monthly_tokens_b": Bound(
+        0, True, 10_000_000, "10^16 tokens a month, thousands of times the largest services"
+    ),
+    "h100_gpu_hours": Bound(
+        0, True, 1_000_000_000, "10^9 GPU-hours a month: 1.4 million H100s busy all month"
+    ),
+    "ttft_slo_ms": Bound(0, False, 3_600_000, "an hour to the first token"),
+    "needed_in_weeks": Bound(0, True, 520, "ten years"),
+}
+"""Every number column's accepted range (docs/inputs.md, "Columns")."""
+
 INVALID_VALUE = "invalid_inventory_value"
 """Error type of every rule below; its message completes the sentence "expected ..."."""
 
@@ -73,17 +108,17 @@ def _one_of(choices: Collection[str]) -> str:
 
 
 EXPECTED: dict[str, str] = {
-    "id": "a non-empty id",
+    "id": "a non-empty id (on one line, without control characters)",
     "kind": _one_of(KINDS),
-    "model_family": "a non-empty model family name (e.g. llama, t5)",
-    "params_b": "a number > 0",
+    "model_family": "a non-empty model family name (e.g. llama, t5) on one line",
+    "params_b": BOUNDS["params_b"].text(),
     "precision": _one_of(PRECISIONS) + " (empty means bf16)",
-    "monthly_tokens_b": "a number >= 0",
-    "h100_gpu_hours": "a number >= 0",
+    "monthly_tokens_b": BOUNDS["monthly_tokens_b"].text(),
+    "h100_gpu_hours": BOUNDS["h100_gpu_hours"].text(),
     "serving": _one_of(SERVING_MODES) + " (empty means online)",
-    "ttft_slo_ms": "a number > 0, or empty",
+    "ttft_slo_ms": BOUNDS["ttft_slo_ms"].text() + ", or empty",
     "features": "names separated by ';' from: " + ", ".join(FEATURES),
-    "needed_in_weeks": "a number >= 0, or empty",
+    "needed_in_weeks": BOUNDS["needed_in_weeks"].text() + ", or empty",
     "neuron_ready": "true or false (or yes/no, 1/0; empty means false)",
     "pinned_accelerator": "an accelerator name, or empty",
 }
@@ -118,9 +153,14 @@ def id_text(value: object) -> str | None:
     return None
 
 
+def _one_line(text: str) -> bool:
+    """No line breaks, tabs or other control characters: a cell that has them is misread."""
+    return not any(ord(char) < 32 or ord(char) == 127 for char in text)
+
+
 def _id(value: object) -> str:
     text = id_text(value)
-    if text is None:
+    if text is None or not _one_line(text):
         raise _invalid(EXPECTED["id"])
     return text
 
@@ -150,20 +190,29 @@ def _name(field: str, *, required: bool) -> Callable[[Any], Any]:
             if required:
                 raise _invalid(EXPECTED[field])
             return None
-        if isinstance(value, str):
+        if isinstance(value, str) and _one_line(value.strip()):
             return value.strip().lower()
         raise _invalid(EXPECTED[field])
 
     return parse
 
 
-def _is_number(value: object) -> TypeGuard[Real]:
-    """Python and NumPy numbers, not booleans (``True`` is not a size, even where YAML says so)."""
+def _is_number(value: object) -> TypeGuard[Real | Decimal]:
+    """Python, NumPy and decimal (Parquet) numbers, not booleans (``True`` is not a size, even
+    where a spreadsheet says so)."""
     if isinstance(value, bool):
         return False
     if isinstance(value, int | float):
         return True  # the common case, without the slower abstract-class check below
-    return isinstance(value, Real)
+    return isinstance(value, Real | Decimal)
+
+
+def _as_float(value: Real | Decimal) -> float:
+    """The number as a float; NaN when it is beyond the float range (a 400-digit integer)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.nan
 
 
 def _float_or_nan(text: str) -> float:
@@ -173,12 +222,13 @@ def _float_or_nan(text: str) -> float:
         return math.nan
 
 
-def _number(field: str, *, above: float, inclusive: bool, required: bool) -> Callable[[Any], Any]:
-    """A parser for a finite number bounded below; text is parsed, booleans are refused.
+def _number(field: str, *, required: bool) -> Callable[[Any], Any]:
+    """A parser for a finite number within :data:`BOUNDS`; text is parsed, booleans refused.
 
-    pydantic's lax mode would read ``True`` as 1.0 (YAML's ``yes``) and accept ``inf``; neither
-    is a size or a volume.
+    pydantic's lax mode would read ``True`` as 1.0 and accept ``inf``; neither is a size or a
+    volume. NaN, infinities and numbers beyond the float range are refused in every format.
     """
+    bound = BOUNDS[field]
 
     def parse(value: object) -> float | None:
         if is_blank(value):
@@ -189,8 +239,9 @@ def _number(field: str, *, above: float, inclusive: bool, required: bool) -> Cal
         if isinstance(value, str):
             number = _float_or_nan(value)
         elif _is_number(value):
-            number = float(value)
-        if math.isfinite(number) and (number >= above if inclusive else number > above):
+            number = _as_float(value)
+        above = number >= bound.low if bound.inclusive else number > bound.low
+        if math.isfinite(number) and above and number <= bound.high:
             return number
         raise _invalid(EXPECTED[field])
 
@@ -283,18 +334,18 @@ class Workload(BaseModel):
     kind: Annotated[Kind, BeforeValidator(_choice("kind", KINDS, required=True))]
     model_family: Annotated[str, BeforeValidator(_name("model_family", required=True))]
     params_b: Annotated[
-        float, BeforeValidator(_number("params_b", above=0, inclusive=False, required=True))
+        float, BeforeValidator(_number("params_b", required=True))
     ]
     precision: Annotated[
         Precision, BeforeValidator(_choice("precision", PRECISIONS, default="bf16"))
     ] = "bf16"
     monthly_tokens_b: Annotated[
         float | None,
-        BeforeValidator(_number("monthly_tokens_b", above=0, inclusive=True, required=False)),
+        BeforeValidator(_number("monthly_tokens_b", required=False)),
     ] = None
     h100_gpu_hours: Annotated[
         float | None,
-        BeforeValidator(_number("h100_gpu_hours", above=0, inclusive=True, required=False)),
+        BeforeValidator(_number("h100_gpu_hours", required=False)),
     ] = None
     serving: Annotated[
         Serving | None,
@@ -303,12 +354,12 @@ class Workload(BaseModel):
     ] = None
     ttft_slo_ms: Annotated[
         float | None,
-        BeforeValidator(_number("ttft_slo_ms", above=0, inclusive=False, required=False)),
+        BeforeValidator(_number("ttft_slo_ms", required=False)),
     ] = None
     features: Annotated[tuple[Feature, ...], BeforeValidator(_features)] = ()
     needed_in_weeks: Annotated[
         float | None,
-        BeforeValidator(_number("needed_in_weeks", above=0, inclusive=True, required=False)),
+        BeforeValidator(_number("needed_in_weeks", required=False)),
     ] = None
     neuron_ready: Annotated[bool, BeforeValidator(_bool)] = False
     pinned_accelerator: Annotated[

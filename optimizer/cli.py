@@ -170,11 +170,18 @@ def cli() -> None:
     """
 
 
-_input_format_option = click.option(
-    "--input-format",
-    type=click.Choice(INPUT_FORMATS),
-    help="The inventory's format when its name does not say (required for '-', stdin).",
-)
+def inventory_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--input-format`` and ``--sheet``: how to read the inventory file."""
+    func = click.option(
+        "--sheet",
+        metavar="NAME",
+        help="The workbook sheet to read (.xlsx); by default the active visible sheet.",
+    )(func)
+    return click.option(
+        "--input-format",
+        type=click.Choice(INPUT_FORMATS),
+        help="The inventory's format when its name does not say (required for '-', stdin).",
+    )(func)
 
 
 def _view(
@@ -193,7 +200,7 @@ def _view(
 
 @cli.command("plan")
 @click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
-@_input_format_option
+@inventory_options
 @catalog_options
 @click.option(
     "--solver",
@@ -247,6 +254,7 @@ def _view(
 def plan_command(
     inventory: str,
     input_format: str | None,
+    sheet: str | None,
     catalog_path: str | None,
     overrides: tuple[str, ...],
     solver: str,
@@ -293,6 +301,7 @@ def plan_command(
             model_path=write_model,
             progress=progress,
             input_format=input_format,
+            sheet=sheet,
         )
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)
@@ -310,13 +319,14 @@ def plan_command(
 
 @cli.command("validate")
 @click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
-@_input_format_option
+@inventory_options
 @catalog_options
 @output_options
 @_guard
 def validate_command(
     inventory: str,
     input_format: str | None,
+    sheet: str | None,
     catalog_path: str | None,
     overrides: tuple[str, ...],
     fmt: str,
@@ -333,7 +343,9 @@ def validate_command(
     if output is not None:
         check_output_path(output)
     catalog = _catalog(catalog_path, overrides).catalog
-    inv = read_inventory(inventory, list(catalog.accelerators), input_format=input_format)
+    inv = read_inventory(
+        inventory, list(catalog.accelerators), input_format=input_format, sheet=sheet
+    )
     records = [inventory_summary(inv, catalog.families)]
     emit(
         lambda console: render_records(records, fmt, f"{inv.source}: valid", console),

@@ -33,7 +33,8 @@ class Problem:
     """One thing wrong with an input, located as precisely as the problem allows.
 
     ``message`` is the sentence people read; the other fields are its parts for scripts: the
-    ``file`` (or option, such as ``--set``), the data ``row`` and the ``line`` an editor shows,
+    ``file`` (or option, such as ``--set``), the workbook ``sheet``, the data ``row`` and the
+    ``line`` an editor shows,
     the ``column`` (for a catalog: the dotted path), the ``value`` found and what was
     ``expected``.
     """
@@ -45,11 +46,13 @@ class Problem:
     column: str | None = None
     value: Any = None
     expected: str | None = None
+    sheet: str | None = None
 
     def record(self) -> dict[str, Any]:
         """The problem as a JSON object (the same keys for every kind of input error)."""
         return {
             "file": self.file,
+            "sheet": self.sheet,
             "row": self.row,
             "line": self.line,
             "column": self.column,

@@ -340,13 +340,15 @@ def plan(
     model_path: str | os.PathLike[str] | None = None,
     progress: Progress = _silent,
     input_format: str | None = None,
+    sheet: str | None = None,
 ) -> PlanResult:
     """Plan an inventory (a path, ``-`` for stdin, a DataFrame or a read ``Inventory``)
     against a catalog (a :class:`CatalogSource` from ``read_catalog`` also records where the
     catalog came from in the plan's ``run`` block).
 
     ``model_path``, if given, receives the MILP as an LP or MPS file (by its extension);
-    ``input_format`` overrides the inventory file's extension (and is needed for stdin).
+    ``input_format`` overrides the inventory file's extension (and is needed for stdin);
+    ``sheet`` names the workbook sheet to read.
     """
     started_at = now_utc()
     given = read_catalog() if catalog is None else catalog
@@ -356,7 +358,10 @@ def plan(
     if not isinstance(inventory, Inventory):
         progress("reading the inventory")
         inventory = read_inventory(
-            inventory, accelerator_names=list(catalog.accelerators), input_format=input_format
+            inventory,
+            accelerator_names=list(catalog.accelerators),
+            input_format=input_format,
+            sheet=sheet,
         )
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)

@@ -69,6 +69,7 @@ def run_info(
         input=InputInfo(
             path=inventory.source,
             format=inventory.input_format,
+            sheet=inventory.sheet,
             sha256=inventory.sha256,
             workloads=len(inventory.workloads),
         ),

@@ -101,7 +101,16 @@ def assert_clean_failure(result: Result, json_errors: bool = False) -> list[dict
     assert document["status"] == "error"
     assert document["problems"]
     for problem in document["problems"]:
-        assert set(problem) == {"file", "row", "line", "column", "value", "expected", "message"}
+        assert set(problem) == {
+            "file",
+            "sheet",
+            "row",
+            "line",
+            "column",
+            "value",
+            "expected",
+            "message",
+        }
     return list(document["problems"])
 
 

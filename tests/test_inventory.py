@@ -17,7 +17,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from placement.models.workload import FEATURES, KINDS, PRECISIONS, SERVING_MODES, Workload
+from placement.models.workload import (
+    BOUNDS,
+    FEATURES,
+    KINDS,
+    PRECISIONS,
+    SERVING_MODES,
+    Workload,
+)
 from placement.reading import (
     FRAME_COLUMNS,
     InputError,
@@ -327,6 +334,24 @@ RULES = [
     ({"features": "flash_attn;lora"}, "features", "flash_attn;lora", "(not known: 'flash_attn')"),
     ({"features": "lora,moe"}, "features", "lora,moe", "names separated by ';' from:"),
     ({"needed_in_weeks": "-2"}, "needed_in_weeks", "-2", "a number >= 0"),
+    # beyond physics and money: a typo or a unit mistake, never a workload
+    ({"params_b": "100001"}, "params_b", "100001", "at most 100,000"),
+    ({"params_b": 1e308}, "params_b", 1e308, "at most 100,000"),
+    ({"params_b": 10**400}, "params_b", 10**400, "at most 100,000"),
+    ({"params_b": "1" + "0" * 400}, "params_b", "1" + "0" * 400, "at most 100,000"),
+    ({"params_b": "nan"}, "params_b", "nan", "a number > 0"),
+    ({"monthly_tokens_b": "1e12"}, "monthly_tokens_b", "1e12", "at most 10,000,000"),
+    (
+        {"monthly_tokens_b": None, "h100_gpu_hours": "1e10"},
+        "h100_gpu_hours",
+        "1e10",
+        "at most 1,000,000,000",
+    ),
+    ({"ttft_slo_ms": "4e6"}, "ttft_slo_ms", "4e6", "at most 3,600,000"),
+    ({"needed_in_weeks": "600"}, "needed_in_weeks", "600", "at most 520"),
+    ({"id": "a\nb"}, "id", "a\nb", "on one line, without control characters"),
+    ({"id": "a\tb"}, "id", "a\tb", "without control characters"),
+    ({"model_family": "llama\nt5"}, "model_family", "llama\nt5", "on one line"),
     ({"neuron_ready": "maybe"}, "neuron_ready", "maybe", "true or false"),
     ({"pinned_accelerator": "tpu"}, "pinned_accelerator", "tpu", "one of: trn2, h100"),
     (
@@ -390,7 +415,8 @@ def test_csv_message_gives_row_and_line(tmp_path: Path) -> None:
     )
     [problem] = problems_in_file(path)
     assert str(problem) == (
-        f"{path}: row 5 (line 6), column 'params_b': got '-3'; expected a number > 0"
+        f"{path}: row 5 (line 6), column 'params_b': got '-3'; "
+        "expected a number > 0 and at most 100,000"
     )
 
 
@@ -399,7 +425,7 @@ def test_a_cell_with_its_own_error_gets_no_second_message() -> None:
     assert (problem.column, problem.value, problem.expected) == (
         "h100_gpu_hours",
         "lots",
-        "a number >= 0",
+        "a number >= 0 and at most 1,000,000,000",
     )
 
 
@@ -432,7 +458,7 @@ def test_every_duplicate_id_names_the_first_row(tmp_path: Path) -> None:
     assert found == [
         (3, 4, "id", "a ", "a unique id; row 1 (line 2) already uses it"),
         (4, 5, "id", "a", "a unique id; row 1 (line 2) already uses it"),
-        (4, 5, "params_b", "-1", "a number > 0"),
+        (4, 5, "params_b", "-1", "a number > 0 and at most 100,000"),
     ]
 
 
@@ -447,10 +473,10 @@ def test_missing_required_column_is_reported_once(tmp_path: Path) -> None:
         "id,kind,model_family,param_b,monthly_tokens_b\n"
         + "".join(f"w{i},training,llama,1,1\n" for i in range(3))
     )
-    [problem] = problems_in_file(path)
-    assert (problem.row, problem.column, problem.value) == (None, "params_b", None)
-    assert problem.expected == "a column named 'params_b' (required); is 'param_b' meant to be it?"
-    assert str(problem) == f"{path}: column 'params_b': expected {problem.expected}"
+    [problem] = problems_in_file(path)  # the near miss, not also "params_b is missing"
+    assert (problem.row, problem.column, problem.value) == (None, "param_b", None)
+    assert problem.expected.startswith("a known column name: did you mean 'params_b'?")
+    assert str(problem) == f"{path}: column 'param_b': expected {problem.expected}"
 
 
 def test_missing_volume_columns_are_reported_once() -> None:
@@ -502,14 +528,15 @@ def test_many_problems_in_one_file_are_all_reported() -> None:
         (4, 5, "ttft_slo_ms", "0"),
         (4, 5, "features", "flash_attn"),
         (4, 5, "neuron_ready", "maybe"),
-        (5, 6, "h100_gpu_hours", "2"),  # a quoted cell spans lines 6-7
+        (5, 6, "id", "note\nspans lines"),  # a quoted cell spans lines 6-7: not an id
+        (5, 6, "h100_gpu_hours", "2"),
         (5, 6, "serving", "online"),
         (5, 6, "ttft_slo_ms", "200"),
         (6, 8, "id", "ok-1"),
     ]
     text = str(info.value)
     lines = text.splitlines()
-    assert lines[0] == f"11 problems in {path}:"
+    assert lines[0] == f"12 problems in {path}:"
     assert lines[1:] == [f"  {p}" for p in info.value.problems]
     for problem in info.value.problems:
         assert_plain(problem)
@@ -528,7 +555,7 @@ def test_excel_rows_are_named_as_excel_shows_them(tmp_path: Path) -> None:
     book.save(path)
     [problem] = problems_in_file(path)
     assert (problem.row, problem.line, problem.column, problem.value) == (2, 4, "params_b", "big")
-    assert str(problem).startswith(f"{path}: row 2 (Excel row 4), column 'params_b'")
+    assert str(problem).startswith(f"{path}: sheet 'Sheet', row 2 (Excel row 4), column 'params_b'")
 
 
 def test_records_that_are_not_objects(tmp_path: Path) -> None:
@@ -600,7 +627,7 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         ("bad.parquet", b"not parquet at all", "a Parquet file"),
         ("bad.json", b'[{"id": "w1",}\n]', "valid JSON (Expecting property name"),
         ("bad.yaml", b"- id: [w1\n- id: w2\n", "valid YAML ("),
-        ("latin1.csv", "id,kind\nw\xe9,training\n".encode("latin-1"), "a UTF-8 text file"),
+        ("latin1.csv", "id,kind\nw\xe9,training\n".encode("latin-1"), "looks like Latin-1"),
         ("semicolons.csv", b"id;kind;model_family\nw;training;llama\n", "comma-separated"),
         ("scalar.json", b'"workloads"', "a list of workload records"),
         ("object.yaml", b"id: w1\nkind: training\n", "a list of workload records"),
@@ -637,8 +664,14 @@ def test_workload_model_applies_the_same_rules() -> None:
 # --- properties and speed ---
 
 _WORDS = st.text(string.ascii_lowercase + string.digits + "_", min_size=1, max_size=10)
-_POSITIVE = st.floats(min_value=0, max_value=1e6, exclude_min=True, allow_nan=False)
-_NON_NEGATIVE = st.floats(min_value=0, max_value=1e6, allow_nan=False)
+
+
+def _within(column: str) -> st.SearchStrategy[float]:
+    """Any number the column accepts, its bounds included."""
+    bound = BOUNDS[column]
+    return st.floats(
+        min_value=bound.low, max_value=bound.high, exclude_min=not bound.inclusive, allow_nan=False
+    )
 
 
 @st.composite
@@ -651,14 +684,14 @@ def workload_records(draw: st.DrawFn) -> dict[str, Any]:
         "id": draw(st.text(string.ascii_letters + string.digits + "-_.", min_size=1, max_size=12)),
         "kind": kind,
         "model_family": draw(_WORDS),
-        "params_b": draw(_POSITIVE),
+        "params_b": draw(_within("params_b")),
         "precision": draw(st.sampled_from(PRECISIONS)),
-        "monthly_tokens_b": draw(_NON_NEGATIVE) if volume == "monthly_tokens_b" else None,
-        "h100_gpu_hours": draw(_NON_NEGATIVE) if volume == "h100_gpu_hours" else None,
+        "monthly_tokens_b": draw(_within(volume)) if volume == "monthly_tokens_b" else None,
+        "h100_gpu_hours": draw(_within(volume)) if volume == "h100_gpu_hours" else None,
         "serving": draw(st.sampled_from(SERVING_MODES)) if inference else None,
-        "ttft_slo_ms": draw(st.none() | _POSITIVE) if inference else None,
+        "ttft_slo_ms": draw(st.none() | _within("ttft_slo_ms")) if inference else None,
         "features": tuple(sorted(draw(st.sets(st.sampled_from(FEATURES))), key=FEATURES.index)),
-        "needed_in_weeks": draw(st.none() | _NON_NEGATIVE),
+        "needed_in_weeks": draw(st.none() | _within("needed_in_weeks")),
         "neuron_ready": draw(st.booleans()),
         "pinned_accelerator": draw(st.none() | st.sampled_from(ACCELERATORS)),
         "team": draw(_WORDS),

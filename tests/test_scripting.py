@@ -24,7 +24,7 @@ from placement.models.plan import Plan
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
-PROBLEM_KEYS = {"file", "row", "line", "column", "value", "expected", "message"}
+PROBLEM_KEYS = {"file", "sheet", "row", "line", "column", "value", "expected", "message"}
 
 
 def invoke(

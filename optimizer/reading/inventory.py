@@ -16,6 +16,7 @@ from placement.reading.formats import (
     FORMAT_OF_SUFFIX,
     INPUT_FORMATS,
     READERS,
+    ReadOptions,
     frame_table,
     records_table,
 )
@@ -58,11 +59,13 @@ def read_inventory(
     accelerator_names: Collection[str] | None = None,
     input_format: str | None = None,
     stdin: BinaryIO | None = None,
+    sheet: str | None = None,
 ) -> Inventory:
     """Read, validate and normalize an inventory file, standard input (``-``) or a DataFrame.
 
     The format comes from ``input_format`` (one of :data:`INPUT_FORMATS`) or else the file's
-    extension; standard input needs ``input_format``. ``accelerator_names`` (the catalog's) are
+    extension; standard input needs ``input_format``. ``sheet`` names the sheet of a workbook
+    to read (by default its active visible sheet). ``accelerator_names`` (the catalog's) are
     the values ``pinned_accelerator`` may take; when None, any name is accepted and the
     planner's catalog check comes later. Raises :class:`InputError` listing every problem;
     nothing is returned unless the whole input is valid.
@@ -74,16 +77,20 @@ def read_inventory(
         expected = "--input-format (" + ", ".join(INPUT_FORMATS) + ") to read standard input"
         raise fail(STDIN_SOURCE, expected)
     fmt = _source_format(label, input_format)
+    if sheet is not None and fmt != "xlsx":
+        raise fail(label, "--sheet only with an .xlsx workbook", sheet)
     label, data = _read_bytes(label, stdin)
     if not data:
         what = "standard input" if label == STDIN_SOURCE else "the file"
         raise fail(label, f"a header row and at least one workload row ({what} is empty)")
-    try:
-        table = READERS[fmt](data, label)
-    except UnicodeDecodeError:
-        raise fail(label, "a UTF-8 text file") from None
+    table = READERS[fmt](data, label, ReadOptions(sheet=sheet))
     inventory = validate_table(table, accelerator_names)
-    return replace(inventory, sha256=hashlib.sha256(data).hexdigest(), input_format=fmt)
+    return replace(
+        inventory,
+        sha256=hashlib.sha256(data).hexdigest(),
+        input_format=fmt,
+        sheet=table.sheet,
+    )
 
 
 def inventory_summary(inventory: Inventory, known_families: Collection[str]) -> dict[str, Any]:
@@ -94,6 +101,7 @@ def inventory_summary(inventory: Inventory, known_families: Collection[str]) -> 
         "status": "valid",
         "source": inventory.source,
         "format": inventory.input_format,
+        "sheet": inventory.sheet,
         "sha256": inventory.sha256,
         "workloads": len(frame),
         "training": int(frame["kind"].eq("training").sum()),

@@ -14,26 +14,35 @@ from placement.models.workload import is_blank
 _LINE_LABELS = {".csv": "line", ".xlsx": "Excel row"}
 
 
-def _native_line(file: str, row: int | None, line: int | None) -> tuple[str | None, int | None]:
+def _native_line(
+    file: str, row: int | None, line: int | None, label: str | None = None
+) -> tuple[str | None, int | None]:
     """Where an editor shows a data row: ``("line", 6)``, ``("Excel row", 6)``, or no label for
     formats without lines (JSON, YAML, Parquet).
 
-    Without a known ``line``, the header is taken to be the first line, so the line is row + 1.
-    A source without a known suffix (standard input) still has lines if the reader gave them.
+    ``label`` is the reader's word for its lines, when it knows better than the file's suffix
+    (an Excel workbook read from standard input). Without a known ``line``, the header is taken
+    to be the first line, so the line is row + 1. A source without a known suffix (standard
+    input) still has lines if the reader gave them.
     """
-    label = _LINE_LABELS.get(Path(file).suffix.lower(), "line" if line is not None else None)
+    if label is None:
+        label = _LINE_LABELS.get(Path(file).suffix.lower(), "line" if line is not None else None)
     if label is None:
         return None, None
     return label, (row + 1 if line is None and row is not None else line)
 
 
-def location(file: str, row: int | None, line: int | None) -> str:
-    """``row 5 (line 6)``: the data row, and where an editor shows it when the format has lines."""
-    label, number = _native_line(file, row, line)
-    native = f"{label} {number}" if label and number is not None else ""
-    if row is None:
-        return native
-    return f"row {row} ({native})" if native else f"row {row}"
+def location(
+    file: str, row: int | None, line: int | None, label: str | None = None, sheet: str | None = None
+) -> str:
+    """``sheet 'Inventory', row 5 (Excel row 6)``: the sheet of a workbook, the data row, and
+    where an editor shows it when the format has lines."""
+    word, number = _native_line(file, row, line, label)
+    native = f"{word} {number}" if word and number is not None else ""
+    where = native if row is None else (f"row {row} ({native})" if native else f"row {row}")
+    if sheet is None:
+        return where
+    return f"sheet {sheet!r}, {where}" if where else f"sheet {sheet!r}"
 
 
 def _shown(value: object) -> str:
@@ -59,6 +68,8 @@ class InputProblem:
     value: object
     expected: str
     line: int | None = None
+    sheet: str | None = None  # the workbook sheet read
+    line_label: str | None = None  # "line" or "Excel row", when the file's suffix cannot tell
 
     def as_problem(self) -> Problem:
         """The general form every input error shares (``line`` filled in where known)."""
@@ -66,14 +77,15 @@ class InputProblem:
             str(self),
             self.file,
             self.row,
-            _native_line(self.file, self.row, self.line)[1],
+            _native_line(self.file, self.row, self.line, self.line_label)[1],
             self.column,
             None if is_blank(self.value) else self.value,
             self.expected,
+            sheet=self.sheet,
         )
 
     def __str__(self) -> str:
-        where = [location(self.file, self.row, self.line)]
+        where = [location(self.file, self.row, self.line, self.line_label, self.sheet)]
         if self.column is not None:
             where.append(f"column {self.column!r}")
         text = ", ".join(part for part in where if part)
@@ -106,5 +118,14 @@ class InputError(Exception):
         return "\n".join([header, *(f"  {problem}" for problem in self.problems)])
 
 
-def fail(source: str, expected: str, value: object = None, line: int | None = None) -> InputError:
-    return InputError([InputProblem(source, None, None, value, expected, line)])
+def fail(
+    source: str,
+    expected: str,
+    value: object = None,
+    line: int | None = None,
+    sheet: str | None = None,
+    line_label: str | None = None,
+) -> InputError:
+    """An error about the whole file (or one line of it, where the reader knows it)."""
+    problem = InputProblem(source, None, None, value, expected, line, sheet, line_label)
+    return InputError([problem])

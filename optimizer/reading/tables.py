@@ -33,6 +33,7 @@ class Inventory:
     source: str
     sha256: str | None = None  # of the bytes read; None for a DataFrame or records in memory
     input_format: str | None = None
+    sheet: str | None = None  # the workbook sheet read
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,9 @@ class RawTable:
     names: list[str]
     columns: list[pd.Series]
     lines: list[int] | None = None
+    sheet: str | None = None  # the workbook sheet the cells come from
+    line_label: str | None = None  # "line" (CSV) or "Excel row", for messages
+    free_form: bool = False  # JSON or YAML records: a cell may hold a value of any type
 
     @property
     def length(self) -> int:

@@ -27,6 +27,7 @@ from placement.models.workload import (
     is_blank,
 )
 from placement.reading.columns import match_columns
+from placement.reading.formats import NonFinite
 from placement.reading.problems import InputError, InputProblem, location
 from placement.reading.tables import FEATURE_COLUMNS, Inventory, RawTable
 
@@ -59,7 +60,28 @@ def validate_table(table: RawTable, accelerator_names: Collection[str] | None) -
         return table.lines[index] if table.lines is not None else None
 
     def cell_problem(index: int, column: str | None, value: object, expected: str) -> None:
-        problems.append(InputProblem(source, index + 1, column, value, expected, line_of(index)))
+        problems.append(
+            InputProblem(
+                source,
+                index + 1,
+                column,
+                value,
+                expected,
+                line_of(index),
+                table.sheet,
+                table.line_label,
+            )
+        )
+
+    # Values from JSON or YAML may be of any type: refuse those no column can hold or no output
+    # can write (NaN, a lone surrogate), in known and extra columns alike.
+    if table.free_form:
+        for position, name in enumerate(table.names):
+            for index in keep:
+                value = plain[position][index]
+                expected = unrepresentable(value)
+                if expected is not None:
+                    cell_problem(index, name, value, expected)
 
     # Cells under no header name: a ragged CSV line, a stray note beside an Excel table.
     for position in columns.unnamed:
@@ -82,7 +104,7 @@ def validate_table(table: RawTable, accelerator_names: Collection[str] | None) -
         text = id_text(raw)
         if text and text in first_use:
             first = first_use[text]
-            where = location(source, first + 1, line_of(first))
+            where = location(source, first + 1, line_of(first), table.line_label)
             cell_problem(index, "id", raw, f"a unique id; {where} already uses it")
         elif text:
             first_use[text] = index
@@ -105,9 +127,38 @@ def validate_table(table: RawTable, accelerator_names: Collection[str] | None) -
 
     if problems:
         rank = {column: i for i, column in enumerate(KNOWN_COLUMNS)}
+        problems = _one_per_cell(problems)
         problems.sort(key=lambda p: (p.row or 0, rank.get(p.column or "", len(rank))))
         raise InputError(problems)
     return Inventory(_frame(workloads, table, keep, columns.extras), tuple(columns.extras), source)
+
+
+def _one_per_cell(problems: list[InputProblem]) -> list[InputProblem]:
+    """The first problem found for each cell (a NaN is not also "not a number > 0")."""
+    seen: set[tuple[int, str]] = set()
+    kept = []
+    for problem in problems:
+        if problem.row is not None and problem.column is not None:
+            key = (problem.row, problem.column)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(problem)
+    return kept
+
+
+def unrepresentable(value: object) -> str | None:
+    """What a JSON or YAML value should have been, if no column can hold it; else None."""
+    if isinstance(value, NonFinite):
+        return "a number or text (JSON's NaN and Infinity are not numbers)"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "valid Unicode text (it holds a lone UTF-16 surrogate from a \\u escape)"
+    if isinstance(value, dict):
+        return "a single value, not a nested record"
+    return None
 
 
 def _frame(
