@@ -1,36 +1,199 @@
 """The catalog: price book, hardware model and workload model, as pydantic models.
 
-Every uncertain figure is a :class:`Range` (``low``, ``high``, ``point``, ``source``). Field names
-carry their unit (``_usd``, ``_usd_per_chip_hour``, ``_gb``, ``_weeks``, ``_ms``...). Accelerators,
+Every uncertain figure is a range (``low``, ``high``, ``point``, ``source``). Field names carry
+their unit (``_usd``, ``_usd_per_chip_hour``, ``_gb``, ``_weeks``, ``_ms``...). Accelerators,
 pricing options, software platforms and model families are open sets keyed by name: adding an
 H200, a Trainium3 or a 3-year term is a catalog edit, never a code change.
+
+Every number is checked against what it means: each numeric field is declared with a
+:class:`Bound` (money ``>= 0``, a discount between 0 and 1, memory ``> 0``...), directly
+(``Annotated[float, MONEY]``) or through its range or fixed type (``MoneyRange``,
+``FixedMemory``). NaN, infinities and ``true``/``false`` are never numbers here. The table of
+bounds is in docs/inputs.md ("Conventions"); tests/test_catalog_validation.py fails when a
+numeric field has none.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 ModelClass = Literal["decoder", "encoder", "encoder_decoder"]
 FamilySupport = Literal["supported", "pending"]
 FeatureSupport = Literal["supported", "slower", "unsupported"]
 
 
+@dataclass(frozen=True)
+class Bound:
+    """The values a kind of figure may take, from what the figure means.
+
+    ``kind`` names the figure in messages ("money (USD) must be >= 0"); ``minimum`` and
+    ``maximum`` are the limits, each included unless ``minimum_open`` / ``maximum_open``.
+    Written as ``Annotated[float, MONEY]``, it makes pydantic refuse any other value, and
+    ``true``/``false`` (which pydantic would otherwise read as 1 and 0).
+    """
+
+    kind: str
+    minimum: float | None = None
+    maximum: float | None = None
+    minimum_open: bool = False
+    maximum_open: bool = False
+
+    @property
+    def rule(self) -> str:
+        """The bound as people read it: ``>= 0``, ``> 0 and <= 1``."""
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.minimum_open else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f"{'<' if self.maximum_open else '<='} {self.maximum:g}")
+        return " and ".join(parts)
+
+    def allows(self, value: float) -> bool:
+        """Whether ``value`` lies within the bound."""
+        low, high = self.minimum, self.maximum
+        above = low is None or (value > low if self.minimum_open else value >= low)
+        below = high is None or (value < high if self.maximum_open else value <= high)
+        return above and below
+
+    def _not_a_boolean(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise PydanticCustomError(
+                "catalog_number", "{kind} must be a number, not true/false", {"kind": self.kind}
+            )
+        return value
+
+    def _within(self, value: float) -> float:
+        if not self.allows(value):
+            raise PydanticCustomError(
+                "catalog_bound", "{kind} must be {rule}", {"kind": self.kind, "rule": self.rule}
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        bounded = core_schema.no_info_after_validator_function(self._within, handler(source))
+        return core_schema.no_info_before_validator_function(self._not_a_boolean, bounded)
+
+
+# A month has at most 31 x 24 hours; more "hours per month" than that cannot be.
+HOURS_IN_LONGEST_MONTH = 31 * 24
+
+MONEY = Bound("money (USD)", minimum=0)
+# Share of the on-demand price taken off: 0 is none, 1 makes it free; more would pay the buyer.
+DISCOUNT = Bound("a discount", minimum=0, maximum=1)
+# Share of memory or reserved chip-hours that can be used; none usable would divide by zero.
+USABLE_FRACTION = Bound("a usable fraction", minimum=0, maximum=1, minimum_open=True)
+# Memory added to the weights (KV cache, activations, optimizer state). No upper limit: a long
+# context's KV cache can outgrow the weights, and a stateless optimizer adds nothing.
+OVERHEAD = Bound("a memory overhead", minimum=0)
+MEMORY = Bound("memory", minimum=0, minimum_open=True)
+# Tokens per chip-hour, speed vs the reference, serving efficiency: work must get done.
+THROUGHPUT = Bound("a throughput figure", minimum=0, minimum_open=True)
+# A feature that is "slower" keeps this share of its throughput.
+SLOWDOWN = Bound("a slowdown factor", minimum=0, maximum=1, minimum_open=True)
+WEEKS = Bound("weeks", minimum=0)
+# Times to first token, in ms or as a ratio to the reference's.
+LATENCY = Bound("a latency", minimum=0, minimum_open=True)
+# Peak traffic is never below mean traffic.
+PEAK_TO_MEAN = Bound("a peak-to-mean ratio", minimum=1)
+# TTFT grows as params^e and shrinks as 1 / chips^e; a negative exponent would reverse either.
+SCALING_EXPONENT = Bound("a scaling exponent", minimum=0)
+# Tokens per chip-hour never grow with model size outside the measured sizes.
+SIZE_ELASTICITY = Bound("a size elasticity", maximum=0)
+MODEL_SIZE = Bound("a model size (billions of parameters)", minimum=0, minimum_open=True)
+CHIPS = Bound("a chip count", minimum=1)
+MONTHS = Bound("months", minimum=1)
+HOURS_PER_MONTH = Bound(
+    "hours per month", minimum=0, maximum=HOURS_IN_LONGEST_MONTH, minimum_open=True
+)
+
+BOUNDS = (
+    MONEY,
+    DISCOUNT,
+    USABLE_FRACTION,
+    OVERHEAD,
+    MEMORY,
+    THROUGHPUT,
+    SLOWDOWN,
+    WEEKS,
+    LATENCY,
+    PEAK_TO_MEAN,
+    SCALING_EXPONENT,
+    SIZE_ELASTICITY,
+    MODEL_SIZE,
+    CHIPS,
+    MONTHS,
+    HOURS_PER_MONTH,
+)
+"""Every kind of catalog number (docs/inputs.md tabulates them)."""
+
+Money = Annotated[float, MONEY]
+Weeks = Annotated[float, WEEKS]
+Memory = Annotated[float, MEMORY]
+ModelSize = Annotated[float, MODEL_SIZE]
+Chips = Annotated[int, CHIPS]
+Months = Annotated[int, MONTHS]
+
+# Dotted numbers: 2.20, 2.17, 2.20.1 (compared part by part, so 2.20 is later than 2.9).
+DOTTED_VERSION = re.compile(r"\d+(\.\d+)+")
+
+
+@dataclass(frozen=True)
+class VersionText:
+    """A software version: text of dotted numbers (``"2.20"``), never a YAML number (2.20
+    unquoted reads as 2.2, which compares as older than 2.18)."""
+
+    def _text(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise PydanticCustomError(
+                "catalog_version",
+                'a version must be text, quoted in YAML ("2.20"): unquoted it is a number',
+            )
+        return value
+
+    def _dotted(self, value: str) -> str:
+        if not DOTTED_VERSION.fullmatch(value):
+            raise PydanticCustomError(
+                "catalog_version", "a version must be dotted numbers, such as 2.20"
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        dotted = core_schema.no_info_after_validator_function(self._dotted, handler(source))
+        return core_schema.no_info_before_validator_function(self._text, dotted)
+
+
+SdkVersion = Annotated[str, VersionText()]
+
+N = TypeVar("N", bound=float)
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
-class Range(_Strict):
-    """An uncertain figure: ``low <= point <= high``; ``point`` defaults to the midpoint."""
+class Range(_Strict, Generic[N]):
+    """An uncertain figure: ``low <= point <= high``; ``point`` defaults to the midpoint.
 
-    low: float
-    high: float
-    point: float | None = None
+    The catalog uses its bounded kinds (``MoneyRange``...): ``Range[Money]`` checks every one
+    of ``low``, ``high`` and ``point`` against the bound.
+    """
+
+    low: N
+    high: N
+    point: N | None = None
     source: str = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _ordered(self) -> Range:
+    def _ordered(self) -> Range[N]:
         if self.low > self.high:
             raise ValueError(f"low ({self.low}) must not exceed high ({self.high})")
         if self.point is None:
@@ -46,25 +209,86 @@ class Range(_Strict):
         return self.point
 
 
-class Fixed(_Strict):
-    """A figure that is not uncertain (a published specification or a convention)."""
+class MoneyRange(Range[Money]):
+    """Money in USD: ``>= 0``."""
 
-    value: float
+
+class DiscountRange(Range[Annotated[float, DISCOUNT]]):
+    """A discount vs the on-demand price: between 0 and 1."""
+
+
+class UsableFractionRange(Range[Annotated[float, USABLE_FRACTION]]):
+    """The usable share of memory or reserved chip-hours: ``> 0`` and ``<= 1``."""
+
+
+class OverheadRange(Range[Annotated[float, OVERHEAD]]):
+    """Memory added to the weights (a fraction, or bytes per parameter): ``>= 0``."""
+
+
+class ThroughputRange(Range[Annotated[float, THROUGHPUT]]):
+    """Tokens per chip-hour or second, speed or efficiency vs the reference: ``> 0``."""
+
+
+class SlowdownRange(Range[Annotated[float, SLOWDOWN]]):
+    """The share of throughput a "slower" feature keeps: ``> 0`` and ``<= 1``."""
+
+
+class WeeksRange(Range[Weeks]):
+    """A duration in weeks: ``>= 0``."""
+
+
+class LatencyRange(Range[Annotated[float, LATENCY]]):
+    """A time to first token (ms) or its ratio to the reference's: ``> 0``."""
+
+
+class PeakToMeanRange(Range[Annotated[float, PEAK_TO_MEAN]]):
+    """Peak traffic over mean traffic: ``>= 1``."""
+
+
+class ScalingExponentRange(Range[Annotated[float, SCALING_EXPONENT]]):
+    """An exponent of the TTFT model: ``>= 0``."""
+
+
+class Fixed(_Strict, Generic[N]):
+    """A figure that is not uncertain (a published specification or a convention); the
+    catalog uses its bounded kinds (``FixedMemory``...)."""
+
+    value: N
     source: str = Field(min_length=1)
+
+
+class FixedMemory(Fixed[Memory]):
+    """GB of memory: ``> 0``."""
+
+
+class FixedHoursPerMonth(Fixed[Annotated[float, HOURS_PER_MONTH]]):
+    """Hours in a month: ``> 0`` and at most a 31-day month's 744."""
+
+
+class FixedMonths(Fixed[Annotated[float, MONTHS]]):
+    """A number of months: ``>= 1``."""
+
+
+class FixedSizeElasticity(Fixed[Annotated[float, SIZE_ELASTICITY]]):
+    """How tokens per chip-hour scale with model size beyond the anchors: ``<= 0``."""
+
+
+class FixedModelSize(Fixed[ModelSize]):
+    """A model size in billions of parameters: ``> 0``."""
 
 
 class ThroughputAnchor(_Strict):
     """A measured point of a throughput curve: a model size and the figure at that size."""
 
-    params_b: float = Field(gt=0)
-    figure: Range
+    params_b: ModelSize
+    figure: ThroughputRange
 
 
 class FeatureRule(_Strict):
     """How a platform handles a workload feature: fully, slower (throughput x factor) or not."""
 
     support: FeatureSupport
-    throughput_factor: Range | None = None
+    throughput_factor: SlowdownRange | None = None
     source: str = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -77,8 +301,8 @@ class FeatureRule(_Strict):
 class GraphCaching(_Strict):
     """From an SDK version on, TTFT is a ratio of the reference accelerator's TTFT."""
 
-    from_sdk_version: str
-    ttft_ratio_to_reference: Range
+    from_sdk_version: SdkVersion
+    ttft_ratio_to_reference: LatencyRange
 
 
 class Platform(_Strict):
@@ -89,12 +313,12 @@ class Platform(_Strict):
 
     adopted: bool
     porting_required: bool
-    porting_weeks_per_family: Range
-    support_lag_weeks: Range
-    migration_one_off_usd: Range
-    migration_lead_weeks: Range
+    porting_weeks_per_family: WeeksRange
+    support_lag_weeks: WeeksRange
+    migration_one_off_usd: MoneyRange
+    migration_lead_weeks: WeeksRange
     default_family_support: FamilySupport
-    sdk_version: str | None = None
+    sdk_version: SdkVersion | None = None
     graph_caching: GraphCaching | None = None
     features: dict[str, FeatureRule] = Field(default_factory=dict)
 
@@ -103,16 +327,16 @@ class Accelerator(_Strict):
     """One accelerator type, its deployment granularity, price and performance vs the reference."""
 
     platform: str
-    memory_gb_per_chip: Fixed
-    deployment_unit_chips: int = Field(ge=1)
-    node_chips: int = Field(ge=1)
-    reservation_unit_chips: int = Field(ge=1)
-    on_demand_usd_per_chip_hour: Range
+    memory_gb_per_chip: FixedMemory
+    deployment_unit_chips: Chips
+    node_chips: Chips
+    reservation_unit_chips: Chips
+    on_demand_usd_per_chip_hour: MoneyRange
     training_throughput_vs_reference: dict[str, list[ThroughputAnchor]]
-    inference_throughput_vs_reference: Range
-    inference_serving_efficiency: Range
-    ttft_7b_ms_warm: Range
-    ttft_7b_ms_cold: Range
+    inference_throughput_vs_reference: ThroughputRange
+    inference_serving_efficiency: ThroughputRange
+    ttft_7b_ms_warm: LatencyRange
+    ttft_7b_ms_cold: LatencyRange
     pricing: list[str] | None = None
 
     @model_validator(mode="after")
@@ -128,9 +352,9 @@ class PricingOption(_Strict):
     """A way to pay: on-demand per chip-hour used, or reserved units paid whether used or not."""
 
     kind: Literal["on_demand", "reserved"]
-    discount_vs_on_demand: Range
-    term_months: int | None = None
-    usable_fraction: Range | None = None
+    discount_vs_on_demand: DiscountRange
+    term_months: Months | None = None
+    usable_fraction: UsableFractionRange | None = None
 
     @model_validator(mode="after")
     def _reserved_fields(self) -> PricingOption:
@@ -150,39 +374,40 @@ class Family(_Strict):
 class MemoryModel(_Strict):
     """Bytes per parameter and overheads that turn a model size into GB of accelerator memory."""
 
-    bytes_per_param: dict[str, float]
-    inference_overhead_fraction: Range
-    training_optimizer_bytes_per_param: Range
-    training_activation_overhead_fraction: Range
-    usable_memory_fraction: Range
+    bytes_per_param: dict[str, Memory]
+    inference_overhead_fraction: OverheadRange
+    training_optimizer_bytes_per_param: OverheadRange
+    training_activation_overhead_fraction: OverheadRange
+    usable_memory_fraction: UsableFractionRange
 
 
 class WorkloadModel(_Strict):
     """Reference-accelerator throughput: how much work one reference chip-hour does."""
 
     training_tokens_per_reference_chip_hour: dict[str, list[ThroughputAnchor]]
-    size_elasticity_outside_anchors: Fixed
+    size_elasticity_outside_anchors: FixedSizeElasticity
     inference_tokens_per_s_per_reference_chip: ThroughputAnchor
     inference_anchor_precision: str
-    online_peak_to_mean_ratio: Range
+    online_peak_to_mean_ratio: PeakToMeanRange
 
 
 class LatencyModel(_Strict):
     """TTFT scaling: ``ttft = ttft_7b * (params / 7B)^params_exponent / tp^tp_exponent``."""
 
     start_mode: Literal["warm", "cold"]
-    reference_params_b: Fixed
-    params_exponent: Range
-    tensor_parallel_exponent: Range
+    reference_params_b: FixedModelSize
+    params_exponent: ScalingExponentRange
+    tensor_parallel_exponent: ScalingExponentRange
 
 
 class Economics(_Strict):
     """Time conversions and the prices of engineering time."""
 
-    hours_per_month: Fixed
-    amortization_months: Fixed
-    porting_engineer_usd_per_week: Range
-    porting_capacity_weeks_per_cycle: float | None = None
+    hours_per_month: FixedHoursPerMonth
+    amortization_months: FixedMonths
+    porting_engineer_usd_per_week: MoneyRange
+    # Engineer-weeks of porting per planning cycle; None: no cap.
+    porting_capacity_weeks_per_cycle: Weeks | None = None
 
 
 class Baseline(_Strict):
