@@ -7,6 +7,7 @@ it certain: all three become that number, and the source records the override.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import hashlib
 import io
@@ -20,6 +21,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 from ruamel.yaml import YAML, YAMLError
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
@@ -85,30 +88,125 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
         ) from None
 
 
+# Besides UTF-8, YAML 1.2 reads UTF-16 text that starts with a byte-order mark, as Windows
+# PowerShell 5 writes it (`placement catalog export > my.yaml`); no other encoding is guessed.
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+EXPECTED_ENCODING = (
+    "UTF-8 text (with or without a byte-order mark), or UTF-16 with a byte-order mark"
+)
+
+
 def _decode(data: bytes, name: str) -> str:
+    """The catalog's text: UTF-8 (with or without a byte-order mark) or UTF-16 with one.
+
+    Anything else is refused with the line of the first bad byte, never decoded by guess: a
+    Latin-1 file, or UTF-16 without its mark (NUL bytes between the letters).
+    """
+    utf16 = data.startswith(_UTF16_BOMS)
+    encoding, label = ("utf-16", "UTF-16") if utf16 else ("utf-8-sig", "UTF-8")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode(encoding)
     except UnicodeDecodeError as err:
-        expected = "UTF-8 text"
-        message = f"{name}: not {expected} (byte {err.start} is {data[err.start]:#04x})"
-        raise CatalogError([Problem(message, name, expected=expected)]) from None
+        line = data[: err.start].decode(encoding, "replace").count("\n") + 1
+        found = f"{data[err.start]:#04x}"
+        reason = f"not {label} text (byte {err.start} is {found})"
+        raise _encoding_error(name, reason, line, found) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        reason = "NUL characters: UTF-16 without a byte-order mark, or not text"
+        raise _encoding_error(name, reason, line, "0x00")
+    return text
+
+
+def _encoding_error(name: str, reason: str, line: int, found: str) -> CatalogError:
+    message = f"{name}: line {line}: {reason}; expected {EXPECTED_ENCODING}; save it as UTF-8"
+    return CatalogError(
+        [Problem(message, name, line=line, value=found, expected=EXPECTED_ENCODING)]
+    )
 
 
 def _parse(text: str, name: str) -> Any:
+    """The YAML document; a syntax error or a key written twice is reported with its line."""
     try:
         data = _round_trip_yaml().load(text)
-    except YAMLError as err:
+    except DuplicateKeyError as err:
         raise CatalogError(
-            [Problem(f"{name}: not valid YAML ({err})", name, expected=f"valid YAML ({err})")]
+            _duplicate_keys(text, name) or [_yaml_problem(err, name, text)]
         ) from None
+    except YAMLError as err:
+        raise CatalogError([_yaml_problem(err, name, text)]) from None
     if not isinstance(data, dict):
         expected = "a YAML mapping at the top level"
         raise CatalogError([Problem(f"{name}: expected {expected}", name, expected=expected)])
     return data
 
 
+def _yaml_problem(err: YAMLError, name: str, text: str) -> Problem:
+    """A YAML error as one line: where (line, column) and what the parser found."""
+    mark = getattr(err, "problem_mark", None)
+    position = getattr(err, "position", None)  # a ReaderError (a forbidden character)
+    where = ""
+    line = None
+    if mark is not None:
+        line = mark.line + 1
+        where = f"line {line}, column {mark.column + 1}: "
+    elif isinstance(position, int):
+        line = text.count("\n", 0, position) + 1
+        where = f"line {line}: "
+    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+    context = getattr(err, "context", None)
+    reason = f"{problem} ({context})" if context else problem
+    return Problem(
+        f"{name}: {where}not valid YAML: {reason}", name, line=line, expected="valid YAML"
+    )
+
+
+def _duplicate_keys(text: str, name: str) -> list[Problem]:
+    """Every key written twice in one mapping, with its dotted path and both lines (YAML
+    forbids it; the loader would otherwise keep one of the two values)."""
+    problems: list[Problem] = []
+    seen: set[int] = set()  # aliases may repeat a node, or nest it in itself
+
+    def walk(node: Node, path: str) -> None:
+        if id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, f"{path}.{index}")
+        if not isinstance(node, MappingNode):
+            return
+        first: dict[tuple[str, str], int] = {}
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            here = f"{path}.{key}" if path else key
+            line = key_node.start_mark.line + 1
+            identity = (key_node.tag, key)
+            if identity in first and isinstance(key_node, ScalarNode):
+                message = f"{name}: line {line}: {here}: duplicate key {key!r} (first at line "
+                problems.append(
+                    Problem(
+                        f"{message}{first[identity]})",
+                        name,
+                        line=line,
+                        column=here,
+                        value=key,
+                        expected="each key once in a mapping",
+                    )
+                )
+            first.setdefault(identity, line)
+            walk(value_node, here)
+
+    walk(_round_trip_yaml().compose(text), "")
+    return problems
+
+
 def parse_override(text: str) -> tuple[str, Any]:
-    """Split ``a.b.c=value``; the value is read as YAML (numbers, booleans, null, strings)."""
+    """Split ``a.b.c=value``; the value is read as YAML (numbers, booleans, null, strings).
+
+    A text setting (an SDK version) is kept as written when the override is applied, so
+    ``2.20`` stays ``"2.20"`` and ``v2.17`` reaches the version rule as written.
+    """
     path, sep, raw = text.partition("=")
     if not sep or not path.strip():
         expected = "dotted.path=value"
@@ -121,12 +219,34 @@ def parse_override(text: str) -> tuple[str, Any]:
     return path.strip(), value
 
 
+@dataclass(frozen=True)
+class Override:
+    """One ``--set`` option as given (``text``), the dotted ``path`` it sets, and the value as
+    written (``raw``)."""
+
+    text: str
+    path: str
+    raw: str
+
+
 def apply_overrides(data: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
     """Return a copy of ``data`` with every ``dotted.path=value`` override applied.
 
     Every bad path is reported at once, naming the path and the keys that exist at that level.
     """
+    result, _, problems = _apply(data, overrides)
+    if problems:
+        raise CatalogError(problems)
+    return result
+
+
+def _apply(
+    data: dict[str, Any], overrides: Iterable[str]
+) -> tuple[dict[str, Any], list[Override], list[Problem]]:
+    """A copy of ``data`` with the overrides whose path exists applied; those overrides, and a
+    problem for each of the others."""
     result: dict[str, Any] = copy.deepcopy(data)  # a round-trip document keeps its comments
+    applied: list[Override] = []
     problems: list[Problem] = []
     for text in overrides:
         try:
@@ -139,9 +259,9 @@ def apply_overrides(data: dict[str, Any], overrides: Iterable[str]) -> dict[str,
         if problem:
             message = f"--set {text!r}: {problem}"
             problems.append(Problem(message, "--set", column=path, value=raw, expected=problem))
-    if problems:
-        raise CatalogError(problems)
-    return result
+        else:
+            applied.append(Override(text, path, raw))
+    return result, applied, problems
 
 
 def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | None:
@@ -163,7 +283,7 @@ def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | No
     if not isinstance(node, dict):
         return _unknown(keys, node)
     current = node.get(last)
-    if isinstance(current, str):
+    if isinstance(current, str) and not isinstance(value, str):
         # Text stays text: YAML would read an SDK version "2.20" as the number 2.2.
         value = raw
     is_range_part = last in RANGE_KEYS and bool(RANGE_KEYS & node.keys())
@@ -207,18 +327,24 @@ def read_catalog(
     via: str | None = None,
 ) -> CatalogSource:
     """Load and validate a catalog (the packaged default when ``path`` is None), keeping the
-    document and its origin."""
+    document and its origin.
+
+    Every problem is reported at once, each naming where its value came from: the catalog file
+    and the value's dotted path (with its line), or the ``--set`` option that gave it.
+    """
+    overrides = tuple(overrides)
     data, name = _read_bytes(path)
-    document = apply_overrides(_parse(_decode(data, name), name), overrides)
-    try:
-        catalog = Catalog.model_validate(document)
-    except ValidationError as err:
-        raise CatalogError([_describe(name, e) for e in err.errors()]) from None
+    base = _parse(_decode(data, name), name)
+    document, applied, problems = _apply(base, overrides)
+    catalog, invalid = _validate(document, base, applied, name)
+    problems.extend(invalid)
+    if catalog is None or problems:
+        raise CatalogError(problems)
     origin = CatalogOrigin(
         name=name,
         path=None if path is None else str(path),
         sha256=hashlib.sha256(data).hexdigest(),
-        overrides=tuple(overrides),
+        overrides=overrides,
         via=via or ("default" if path is None else "api"),
     )
     return CatalogSource(catalog, document, origin)
@@ -231,15 +357,115 @@ def load_catalog(
     return read_catalog(path, overrides).catalog
 
 
-def _describe(name: str, error: Any) -> Problem:
-    where = ".".join(str(part) for part in error["loc"]) or "(top level)"
+def _validate(
+    document: dict[str, Any], base: dict[str, Any], overrides: list[Override], name: str
+) -> tuple[Catalog | None, list[Problem]]:
+    """The catalog, or the problems of the document, once each, blamed on the file or on the
+    overrides that caused them."""
+    try:
+        return Catalog.model_validate(document), []
+    except ValidationError as err:
+        errors = err.errors()
+    in_file = _file_errors(base) if overrides else set()
+    problems: dict[str, Problem] = {}  # by message: a range set by one --set fails 3 times
+    for error in errors:
+        where = _dotted(error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        culprits = _culprits(where, message, overrides, in_file)
+        if culprits:
+            problem = _override_problem(culprits, where, message, error)
+        else:
+            problem = _describe(name, error, _line_of(document, error["loc"]))
+        problems.setdefault(problem.message, problem)
+    return None, list(problems.values())
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def _file_errors(base: dict[str, Any]) -> set[tuple[str, str]]:
+    """The (path, message) of every error the file has before any override."""
+    try:
+        Catalog.model_validate(base)
+    except ValidationError as err:
+        return {(_dotted(e["loc"]), str(e["msg"])) for e in err.errors()}
+    return set()
+
+
+def _within(path: str, prefix: str) -> bool:
+    """Whether dotted ``path`` is ``prefix`` or lies below it (everything lies below "")."""
+    return not prefix or path == prefix or path.startswith(prefix + ".")
+
+
+def _culprits(
+    where: str, message: str, overrides: list[Override], in_file: set[tuple[str, str]]
+) -> list[Override]:
+    """The overrides that gave the value failing at ``where``; none when the file did.
+
+    An override that set the value (or a range holding it) is to blame. Otherwise an error the
+    file has on its own is the file's; an error that only the overrides bring (a cross-check
+    of several values, such as a point outside its range) is blamed on the overrides below its
+    path, narrowed to those the message names when it names any.
+    """
+    setting = [o for o in overrides if _within(where, o.path)]
+    below = [o for o in overrides if _within(o.path, where) and o not in setting]
+    if not setting and (where, message) in in_file:
+        return []
+    related = setting + below
+    named = [o for o in related if o.path in message]
+    return named if len(related) > 1 and named else related
+
+
+def _override_problem(culprits: list[Override], where: str, message: str, error: Any) -> Problem:
+    """A problem blamed on ``--set``: the options as given, and the path that failed (the
+    option's own path when the bad value lies in what it set: a range set by one number fails
+    at low, high and point, and is one problem)."""
+    single = culprits[0] if len(culprits) == 1 else None
+    if single and _within(where, single.path):
+        where = single.path
+    options = ", ".join(f"--set {o.text!r}" for o in culprits)
+    path = f"{where}: " if where else ""
+    return Problem(
+        f"{options}: {path}{message}{_shown(error.get('input'))}",
+        "--set",
+        column=single.path if single else where,
+        value=single.raw if single else [o.raw for o in culprits],
+        expected=message,
+    )
+
+
+def _shown(value: Any, line: int | None = None) -> str:
+    """`` (got -1, line 57)``: the value found (unless a mapping or list) and its line."""
+    parts = [] if isinstance(value, dict | list) else [f"got {value!r}"]
+    if line is not None:
+        parts.append(f"line {line}")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _line_of(document: Any, loc: tuple[Any, ...]) -> int | None:
+    """The line (from 1) of the deepest key of ``loc`` the YAML document records."""
+    line = None
+    node = document
+    for key in loc:
+        positions = getattr(getattr(node, "lc", None), "data", None)
+        if not isinstance(positions, dict) or key not in positions:
+            break
+        line = positions[key][0] + 1
+        node = node[key]
+    return line
+
+
+def _describe(name: str, error: Any, line: int | None = None) -> Problem:
+    """A validation error of the file: its name, the value's dotted path and line."""
+    where = _dotted(error["loc"]) or "(top level)"
     message = str(error["msg"]).removeprefix("Value error, ")
     value = error.get("input")
     structured = isinstance(value, dict | list)
-    shown = "" if structured else f" (got {value!r})"
     return Problem(
-        f"{name}: {where}: {message}{shown}",
+        f"{name}: {where}: {message}{_shown(value, line)}",
         name,
+        line=line,
         column=where,
         value=None if structured else value,
         expected=message,
