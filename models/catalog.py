@@ -15,6 +15,7 @@ numeric field has none.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Generic, Literal, TypeVar
@@ -33,8 +34,8 @@ class Bound:
 
     ``kind`` names the figure in messages ("money (USD) must be >= 0"); ``minimum`` and
     ``maximum`` are the limits, each included unless ``minimum_open`` / ``maximum_open``.
-    Written as ``Annotated[float, MONEY]``, it makes pydantic refuse any other value, and
-    ``true``/``false`` (which pydantic would otherwise read as 1 and 0).
+    Written as ``Annotated[float, MONEY]``, it makes pydantic refuse any other value, NaN and
+    infinities, and ``true``/``false`` (which pydantic would otherwise read as 1 and 0).
     """
 
     kind: str
@@ -60,10 +61,14 @@ class Bound:
         below = high is None or (value < high if self.maximum_open else value <= high)
         return above and below
 
-    def _not_a_boolean(self, value: Any) -> Any:
+    def _a_finite_number(self, value: Any) -> Any:
         if isinstance(value, bool):
             raise PydanticCustomError(
                 "catalog_number", "{kind} must be a number, not true/false", {"kind": self.kind}
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise PydanticCustomError(
+                "catalog_number", "{kind} must be a finite number", {"kind": self.kind}
             )
         return value
 
@@ -78,7 +83,7 @@ class Bound:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> CoreSchema:
         bounded = core_schema.no_info_after_validator_function(self._within, handler(source))
-        return core_schema.no_info_before_validator_function(self._not_a_boolean, bounded)
+        return core_schema.no_info_before_validator_function(self._a_finite_number, bounded)
 
 
 # A month has at most 31 x 24 hours; more "hours per month" than that cannot be.
