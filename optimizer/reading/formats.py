@@ -78,7 +78,7 @@ def grid_table(
             shown = ", ".join(str(c) for c in first_cells if not is_blank(c))
             raise fail(
                 source,
-                f"the header on the first line; it seems to be on {line_label} "
+                f"the header on the first {line_label.split()[-1]}; it seems to be on {line_label} "
                 f"{grid[later][0]} ({line_label} {first_line} holds {shown[:60]!r}): remove "
                 "the title or comment lines above it",
                 sheet=sheet,
@@ -148,7 +148,11 @@ def _check_swallowed_rows(table: RawTable) -> None:
                     f"runs over {len(inner) + 1} lines and swallows what look like rows; "
                     "a quote is probably missing or misplaced"
                 )
-                problems.append(InputProblem(table.source, index + 1, name, None, expected, line))
+                problems.append(
+                    InputProblem(
+                        table.source, index + 1, name, cell, expected, line, about_value=False
+                    )
+                )
     if problems:
         raise InputError(problems)
 
@@ -180,11 +184,24 @@ def _pick_sheet(book: Any, wanted: str | None, source: str) -> Any:
     return visible[0]
 
 
+def _sheet_grid(sheet: Any) -> list[tuple[int, list[Any]]]:
+    return [
+        (number, list(cells))
+        for number, cells in enumerate(sheet.iter_rows(min_row=1, values_only=True), 1)
+    ]
+
+
+def _has_header(grid: list[tuple[int, list[Any]]]) -> bool:
+    return any(_known_names(cells) >= HEADER_MIN_KNOWN for _, cells in grid[:HEADER_SEARCH_ROWS])
+
+
 def _read_xlsx(data: bytes, source: str, options: ReadOptions) -> RawTable:
     """The active visible sheet (or ``--sheet``), values as Excel saved them.
 
-    A formula's value is the result Excel saved with it; a workbook written by a script often
-    has none, and such a cell is an error naming it rather than an empty cell.
+    When the sheet read by default has no header at all (a README in front) while another
+    visible sheet has one, the message names that sheet. A formula's value is the result Excel
+    saved with it; a workbook written by a script often has none, and such a cell is an error
+    naming it rather than an empty cell.
     """
     import openpyxl
 
@@ -196,35 +213,53 @@ def _read_xlsx(data: bytes, source: str, options: ReadOptions) -> RawTable:
     try:
         sheet = _pick_sheet(values, options.sheet, source)
         title = sheet.title
-        grid = [
-            (number, list(cells))
-            for number, cells in enumerate(sheet.iter_rows(min_row=1, values_only=True), 1)
-        ]
-        written = formulas[title].iter_rows(min_row=1, values_only=True)
-        problems = [
-            InputProblem(
-                source,
-                None,
-                None,
-                formula,
-                f"a value, not a formula with no saved result (cell {_cell_name(row, col)}); "
-                "open and save the workbook in Excel, or write values",
-                row,
-                title,
-                "Excel row",
-            )
-            for row, cells in enumerate(written, 1)
-            for col, formula in enumerate(cells, 1)
-            if isinstance(formula, str)
-            and formula.startswith("=")
-            and _cell(grid, row, col) is None
+        grid = _sheet_grid(sheet)
+        if options.sheet is None and not _has_header(grid):
+            others = [
+                other.title
+                for other in values.worksheets
+                if other.title != title
+                and other.sheet_state == "visible"
+                and _has_header(_sheet_grid(other))
+            ]
+            if others:
+                raise fail(
+                    source,
+                    f"the inventory on the active sheet; it has no header, but sheet "
+                    f"{others[0]!r} has one: use --sheet {others[0]!r}",
+                    sheet=title,
+                )
+        unsaved = [
+            (row, col, written)
+            for row, cells in enumerate(formulas[title].iter_rows(values_only=True), 1)
+            for col, written in enumerate(cells, 1)
+            if _is_formula(written) and _cell(grid, row, col) is None
         ]
     finally:
         values.close()
         formulas.close()
-    if problems:
-        raise InputError(problems)
-    return grid_table(source, grid, "Excel row", title)
+    table = grid_table(source, grid, "Excel row", title)
+    if unsaved:
+        raise InputError([_unsaved_formula(table, *cell) for cell in unsaved])
+    return table
+
+
+def _unsaved_formula(table: RawTable, row: int, col: int, formula: str) -> InputProblem:
+    """A formula cell with no saved result, located by data row and column where it has them."""
+    lines = table.lines or []
+    data_row = lines.index(row) + 1 if row in lines else None
+    column = table.names[col - 1] if col - 1 < len(table.names) else None
+    expected = (
+        f"a value, not a formula with no saved result (cell {_cell_name(row, col)}); open and "
+        "save the workbook in Excel, or write values"
+    )
+    return InputProblem(
+        table.source, data_row, column or None, formula, expected, row, table.sheet, "Excel row"
+    )
+
+
+def _is_formula(written: Any) -> bool:
+    return isinstance(written, str) and written.startswith("=")
 
 
 def _cell(grid: list[tuple[int, list[Any]]], row: int, col: int) -> Any:
@@ -358,7 +393,9 @@ def records_table(records: Sequence[Any], source: str) -> RawTable:
             names.update(dict.fromkeys(str(key) for key in record))
             for key in getattr(record, "duplicates", ()):
                 expected = f"the key {key!r} once in a record (it is given twice)"
-                problems.append(InputProblem(source, number, key, None, expected))
+                problems.append(
+                    InputProblem(source, number, key, None, expected, about_value=False)
+                )
         else:
             problems.append(
                 InputProblem(source, number, None, record, "a record of column: value pairs")

@@ -70,6 +70,7 @@ class InputProblem:
     line: int | None = None
     sheet: str | None = None  # the workbook sheet read
     line_label: str | None = None  # "line" or "Excel row", when the file's suffix cannot tell
+    about_value: bool = True  # False: the problem is the cell's shape, not its value
 
     def as_problem(self) -> Problem:
         """The general form every input error shares (``line`` filled in where known)."""
@@ -90,7 +91,7 @@ class InputProblem:
             where.append(f"column {self.column!r}")
         text = ", ".join(part for part in where if part)
         head = f"{self.file}: {text}" if text else self.file
-        if self.row is not None or self.value is not None:
+        if self.about_value and (self.row is not None or self.value is not None):
             return f"{head}: got {_shown(self.value)}; expected {self.expected}"
         return f"{head}: expected {self.expected}"
 
