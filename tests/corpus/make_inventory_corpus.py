@@ -169,7 +169,7 @@ def write_text_files() -> None:
             ]
         ),
         "c08_big_cell.csv": csv_text(
-            [*HEADER, "notes"], [[*r, '"' + "x " * 100000 + '"'] for r in ROWS]
+            [*HEADER, "notes"], [[*r, f'"{big_note}"'] for r in ROWS]
         ),
         "c09_multiline_note.csv": csv_text(
             [*HEADER, "notes"], [[*r, '"first line\nsecond line"'] for r in ROWS]
