@@ -137,8 +137,18 @@ def _parse(text: str, name: str) -> Any:
         raise CatalogError([_yaml_problem(err, name, text)]) from None
     if not isinstance(data, dict):
         expected = "a YAML mapping at the top level"
-        raise CatalogError([Problem(f"{name}: expected {expected}", name, expected=expected)])
+        message = f"{name}: expected {expected}; {_what_is(data)}"
+        raise CatalogError([Problem(message, name, expected=expected)])
     return data
+
+
+def _what_is(data: Any) -> str:
+    """What a YAML document holds instead of a mapping, in words."""
+    if data is None:
+        return "the file is empty"
+    if isinstance(data, list):
+        return "found a list"
+    return f"found a single value ({data!r})"
 
 
 def _yaml_problem(err: YAMLError, name: str, text: str) -> Problem:
