@@ -12,7 +12,7 @@ import copy
 import hashlib
 import io
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -174,41 +174,40 @@ def _yaml_problem(err: YAMLError, name: str, text: str) -> Problem:
 def _duplicate_keys(text: str, name: str) -> list[Problem]:
     """Every key written twice in one mapping, with its dotted path and both lines (YAML
     forbids it; the loader would otherwise keep one of the two values)."""
-    problems: list[Problem] = []
-    seen: set[int] = set()  # aliases may repeat a node, or nest it in itself
+    return [
+        Problem(
+            f"{name}: line {line}: {path}: duplicate key {key!r} (first at line {first})",
+            name,
+            line=line,
+            column=path,
+            value=key,
+            expected="each key once in a mapping",
+        )
+        for path, key, line, first in _repeated_keys(_round_trip_yaml().compose(text), "", set())
+    ]
 
-    def walk(node: Node, path: str) -> None:
-        if id(node) in seen:
-            return
-        seen.add(id(node))
-        if isinstance(node, SequenceNode):
-            for index, item in enumerate(node.value):
-                walk(item, f"{path}.{index}")
-        if not isinstance(node, MappingNode):
-            return
-        first: dict[tuple[str, str], int] = {}
-        for key_node, value_node in node.value:
-            key = str(key_node.value)
-            here = f"{path}.{key}" if path else key
-            line = key_node.start_mark.line + 1
-            identity = (key_node.tag, key)
-            if identity in first and isinstance(key_node, ScalarNode):
-                message = f"{name}: line {line}: {here}: duplicate key {key!r} (first at line "
-                problems.append(
-                    Problem(
-                        f"{message}{first[identity]})",
-                        name,
-                        line=line,
-                        column=here,
-                        value=key,
-                        expected="each key once in a mapping",
-                    )
-                )
-            first.setdefault(identity, line)
-            walk(value_node, here)
 
-    walk(_round_trip_yaml().compose(text), "")
-    return problems
+def _repeated_keys(node: Node, path: str, seen: set[int]) -> Iterator[tuple[str, str, int, int]]:
+    """(dotted path, key, line, line of the first) of every repeated key below ``node``;
+    ``seen`` guards against aliases, which may repeat a node or nest it in itself."""
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, SequenceNode):
+        for index, item in enumerate(node.value):
+            yield from _repeated_keys(item, f"{path}.{index}", seen)
+    if not isinstance(node, MappingNode):
+        return
+    first: dict[tuple[str, str], int] = {}
+    for key_node, value_node in node.value:
+        key = str(key_node.value)
+        here = f"{path}.{key}" if path else key
+        line = key_node.start_mark.line + 1
+        identity = (key_node.tag, key)
+        if identity in first and isinstance(key_node, ScalarNode):
+            yield here, key, line, first[identity]
+        first.setdefault(identity, line)
+        yield from _repeated_keys(value_node, here, seen)
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -380,7 +379,7 @@ def _validate(
     problems: dict[str, Problem] = {}  # by message: a range set by one --set fails 3 times
     for error in errors:
         where = _dotted(error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
+        message = _message(error)
         culprits = _culprits(where, message, overrides, in_file)
         if culprits:
             problem = _override_problem(culprits, where, message, error)
@@ -394,12 +393,17 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc)
 
 
+def _message(error: Any) -> str:
+    """A validation error's sentence, without pydantic's "Value error, " prefix."""
+    return str(error["msg"]).removeprefix("Value error, ")
+
+
 def _file_errors(base: dict[str, Any]) -> set[tuple[str, str]]:
     """The (path, message) of every error the file has before any override."""
     try:
         Catalog.model_validate(base)
     except ValidationError as err:
-        return {(_dotted(e["loc"]), str(e["msg"])) for e in err.errors()}
+        return {(_dotted(e["loc"]), _message(e)) for e in err.errors()}
     return set()
 
 
@@ -469,7 +473,7 @@ def _line_of(document: Any, loc: tuple[Any, ...]) -> int | None:
 def _describe(name: str, error: Any, line: int | None = None) -> Problem:
     """A validation error of the file: its name, the value's dotted path and line."""
     where = _dotted(error["loc"]) or "(top level)"
-    message = str(error["msg"]).removeprefix("Value error, ")
+    message = _message(error)
     value = error.get("input")
     structured = isinstance(value, dict | list)
     return Problem(

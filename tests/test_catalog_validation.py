@@ -366,6 +366,15 @@ def test_a_cross_check_broken_by_an_override_is_blamed_on_it(tmp_path: Path) -> 
     assert "--set 'accelerators.trn2.node_chips=6': accelerators.trn2: node_chips" in messages
 
 
+def test_a_cross_check_the_file_breaks_stays_the_files(tmp_path: Path) -> None:
+    catalog = write_catalog(tmp_path, "accelerators.trn2.node_chips=6")
+    with pytest.raises(CatalogError) as err:
+        load_catalog(catalog, overrides=["accelerators.trn2.on_demand_usd_per_chip_hour=0.5"])
+    [problem] = err.value.problems
+    assert problem.file == str(catalog)
+    assert problem.message.startswith(f"{catalog}: accelerators.trn2: node_chips must be")
+
+
 def test_a_broken_reference_names_the_override_that_broke_it() -> None:
     with pytest.raises(CatalogError) as err:
         load_catalog(overrides=["baseline.accelerator=h200", "economics.hours_per_month=700"])
