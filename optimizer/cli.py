@@ -12,23 +12,23 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
 from placement.errors import PlacementInputError, Problem
 from placement.output import STDOUT, check_output_path, is_regular_target, write_files
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
 from placement.reading import INPUT_FORMATS, InputError, inventory_summary, read_inventory
+from placement.reading.limits import SizeLimit
 from placement.reference import reference_report, render_reference, write_reference_inputs
 from placement.reporting import FORMATS, PlanView, plan_csv_files, render_plan, render_records
 from placement.reporting.plan import sidecar_paths
-from placement.reporting.terminal import file_console, stderr_console, stdout_console
+from placement.reporting.status import stage_status
+from placement.reporting.terminal import file_console, stdout_console
 from placement.solve import DEFAULT_GAP, SOLVERS
 
 CATALOG_ENV = "PLACEMENT_CATALOG"
@@ -146,20 +146,6 @@ def _catalog(catalog_path: str | None, overrides: tuple[str, ...]) -> CatalogSou
     return read_catalog(catalog_path, overrides, via=via)
 
 
-@contextmanager
-def _progress(quiet: bool) -> Iterator[Callable[[str], None]]:
-    """A status line on stderr naming the running stage, with elapsed time; on a terminal
-    only, and gone when the stage is done, so nothing of it lands in a log or a pipe."""
-    console = stderr_console()
-    if quiet or not console.is_terminal:
-        yield lambda stage: None
-        return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("starting", total=None)
-        yield lambda stage: bar.update(task, description=stage)
-
-
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="placement")
 def cli() -> None:
@@ -245,6 +231,12 @@ def _view(
     help="Table and Markdown: the summary and the purchases only, no workloads.",
 )
 @click.option(
+    "--max-workloads",
+    type=click.IntRange(min=1),
+    help="Refuse inventories with more workloads than this (default: what this machine's "
+    "available memory can plan, estimated before any work starts).",
+)
+@click.option(
     "--timings",
     is_flag=True,
     help="Table and Markdown: show the solver's run time (left out so re-runs diff clean).",
@@ -264,6 +256,7 @@ def plan_command(
     top: int | None,
     show_all: bool,
     summary: bool,
+    max_workloads: int | None,
     timings: bool,
     fmt: str,
     output: str | None,
@@ -293,7 +286,7 @@ def plan_command(
         if path is not None:
             check_output_path(path)
     catalog = _catalog(catalog_path, overrides)
-    with _progress(quiet) as progress:
+    with stage_status(quiet) as progress:
         result = plan(
             inventory,
             catalog,
@@ -302,6 +295,7 @@ def plan_command(
             progress=progress,
             input_format=input_format,
             sheet=sheet,
+            limit=SizeLimit(max_workloads),
         )
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)

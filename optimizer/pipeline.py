@@ -41,6 +41,7 @@ from placement.models.plan import (
 from placement.output import write_output
 from placement.provenance import now_utc, run_info
 from placement.reading import Inventory, read_inventory
+from placement.reading.limits import SizeLimit
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 EXIT_OK = 0
@@ -341,6 +342,7 @@ def plan(
     progress: Progress = _silent,
     input_format: str | None = None,
     sheet: str | None = None,
+    limit: SizeLimit | None = None,
 ) -> PlanResult:
     """Plan an inventory (a path, ``-`` for stdin, a DataFrame or a read ``Inventory``)
     against a catalog (a :class:`CatalogSource` from ``read_catalog`` also records where the
@@ -348,20 +350,26 @@ def plan(
 
     ``model_path``, if given, receives the MILP as an LP or MPS file (by its extension);
     ``input_format`` overrides the inventory file's extension (and is needed for stdin);
-    ``sheet`` names the workbook sheet to read.
+    ``sheet`` names the workbook sheet to read. ``limit`` caps the inventory's size (by
+    default, what this machine's available memory can plan); a larger one is refused before
+    any work starts.
     """
     started_at = now_utc()
     given = read_catalog() if catalog is None else catalog
     source = given if isinstance(given, CatalogSource) else None
     catalog = given.catalog if isinstance(given, CatalogSource) else given
     solver = solver or SolverOptions()
-    if not isinstance(inventory, Inventory):
+    limit = limit or SizeLimit()
+    if isinstance(inventory, Inventory):
+        limit.check(len(inventory.workloads), inventory.source)
+    else:
         progress("reading the inventory")
         inventory = read_inventory(
             inventory,
             accelerator_names=list(catalog.accelerators),
             input_format=input_format,
             sheet=sheet,
+            limit=limit,
         )
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)

@@ -441,6 +441,21 @@ def frame_table(frame: pd.DataFrame, source: str) -> RawTable:
     return RawTable(source, [str(name) for name in frame.columns], columns)
 
 
+def rows_hint(fmt: str, data: bytes) -> int | None:
+    """A quick count of a file's data rows, before it is parsed (CSV: its lines, multi-line
+    cells counted once per line; Parquet: its metadata); None where only parsing can tell."""
+    if fmt == "csv":
+        return max(0, data.count(b"\n") - 1)
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            return int(pq.ParquetFile(io.BytesIO(data)).metadata.num_rows)
+        except Exception:  # not a Parquet file: the reader says so properly
+            return None
+    return None
+
+
 Reader = Callable[[bytes, str, ReadOptions], RawTable]
 
 READERS: dict[str, Reader] = {

@@ -19,7 +19,9 @@ from placement.reading.formats import (
     ReadOptions,
     frame_table,
     records_table,
+    rows_hint,
 )
+from placement.reading.limits import SizeLimit
 from placement.reading.problems import fail
 from placement.reading.tables import DATAFRAME_SOURCE, STDIN, STDIN_SOURCE, SUFFIXES, Inventory
 from placement.reading.validate import validate_table
@@ -60,17 +62,22 @@ def read_inventory(
     input_format: str | None = None,
     stdin: BinaryIO | None = None,
     sheet: str | None = None,
+    limit: SizeLimit | None = None,
 ) -> Inventory:
     """Read, validate and normalize an inventory file, standard input (``-``) or a DataFrame.
 
     The format comes from ``input_format`` (one of :data:`INPUT_FORMATS`) or else the file's
     extension; standard input needs ``input_format``. ``sheet`` names the sheet of a workbook
-    to read (by default its active visible sheet). ``accelerator_names`` (the catalog's) are
+    to read (by default its active visible sheet). ``limit``, if given, refuses an inventory
+    too large to plan, from a quick count before parsing where the format allows and from the
+    exact count before validating. ``accelerator_names`` (the catalog's) are
     the values ``pinned_accelerator`` may take; when None, any name is accepted and the
     planner's catalog check comes later. Raises :class:`InputError` listing every problem;
     nothing is returned unless the whole input is valid.
     """
     if isinstance(source, pd.DataFrame):
+        if limit is not None:
+            limit.check(len(source), DATAFRAME_SOURCE)
         return validate_table(frame_table(source, DATAFRAME_SOURCE), accelerator_names)
     label = os.fspath(source)
     if label == STDIN and input_format is None:
@@ -83,7 +90,13 @@ def read_inventory(
     if not data:
         what = "standard input" if label == STDIN_SOURCE else "the file"
         raise fail(label, f"a header row and at least one workload row ({what} is empty)")
+    if limit is not None:
+        hint = rows_hint(fmt, data)
+        if hint is not None:
+            limit.check(hint, label, approximate=True)
     table = READERS[fmt](data, label, ReadOptions(sheet=sheet))
+    if limit is not None:
+        limit.check(table.length, label)
     inventory = validate_table(table, accelerator_names)
     return replace(
         inventory,

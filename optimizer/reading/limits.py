@@ -1,0 +1,85 @@
+"""How large an inventory this machine can plan, decided before the work starts.
+
+Memory grows linearly with the number of workloads (docs/performance.md, "Size"): the
+estimate below is fitted to measured peak resident memory of whole ``placement plan`` runs.
+An inventory whose estimate exceeds the memory this machine has available is refused at once,
+with what to do instead, rather than running for half an hour and being killed. ``--max-workloads``
+replaces the estimate with an explicit limit (to plan on a larger machine, or to cap a service).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from placement.reading.problems import InputError, fail
+
+BASE_MEMORY_BYTES = 300 * 2**20
+"""Peak memory of planning a handful of workloads: the interpreter, pandas, PuLP, HiGHS
+(measured: 219 MiB RSS at 1,000 workloads, rounded up)."""
+MEMORY_PER_WORKLOAD_BYTES = 24 * 2**10
+"""Peak memory each workload adds (measured: 634 MiB RSS at 20,000 workloads, 1,259 MiB at
+50,000: 21 KiB a workload, rounded up)."""
+USABLE_MEMORY_FRACTION = 0.8
+"""The share of the available memory a plan may count on; the rest is the system's."""
+
+
+def estimated_memory_bytes(workloads: int) -> int:
+    """The peak memory ``placement plan`` needs for this many workloads."""
+    return BASE_MEMORY_BYTES + MEMORY_PER_WORKLOAD_BYTES * workloads
+
+
+def available_memory_bytes() -> int | None:
+    """The memory available to new processes (``MemAvailable``), or all of it, or None."""
+    meminfo = Path("/proc/meminfo")
+    if meminfo.exists():
+        for line in meminfo.read_text(encoding="ascii", errors="replace").splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _gib(size: float) -> str:
+    return f"{size / 2**30:.1f} GB"
+
+
+@dataclass(frozen=True)
+class SizeLimit:
+    """The most workloads one plan may hold: ``max_workloads`` if given, else what the
+    machine's available memory allows by :func:`estimated_memory_bytes`."""
+
+    max_workloads: int | None = None
+
+    def allowed(self) -> tuple[int | None, str]:
+        """The limit and, for messages, where it comes from."""
+        if self.max_workloads is not None:
+            return self.max_workloads, f"--max-workloads {self.max_workloads:,}"
+        available = available_memory_bytes()
+        if available is None:
+            return None, "no limit (the machine's memory is unknown)"
+        usable = available * USABLE_MEMORY_FRACTION
+        limit = max(0, int((usable - BASE_MEMORY_BYTES) // MEMORY_PER_WORKLOAD_BYTES))
+        return limit, f"{_gib(available)} of memory available"
+
+    def check(self, workloads: int, source: str, approximate: bool = False) -> None:
+        """Refuse an inventory beyond the limit (exit 2), saying what to do instead."""
+        limit, basis = self.allowed()
+        if limit is None or workloads <= limit:
+            return
+        about = "about " if approximate else ""
+        raise self._refusal(source, workloads, limit, basis, about)
+
+    @staticmethod
+    def _refusal(source: str, workloads: int, limit: int, basis: str, about: str) -> InputError:
+        need = _gib(estimated_memory_bytes(workloads))
+        return fail(
+            source,
+            f"at most {limit:,} workloads ({basis}); this inventory has {about}{workloads:,}, "
+            f"which needs about {need} of memory to plan. Aggregate similar workloads into one "
+            "row (their volumes add up), split the inventory (by team or model family) and "
+            f"plan the parts, or plan it on a larger machine with --max-workloads {workloads}",
+        )

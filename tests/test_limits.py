@@ -1,0 +1,140 @@
+"""Size: an inventory too large for this machine's memory is refused before any work starts,
+with what to do instead; long runs say what they are doing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import placement.reading.limits as limits
+from benchmarks.generate import synthetic_inventory
+from placement.cli import cli
+from placement.reading import InputError, read_inventory
+from placement.reading.limits import (
+    BASE_MEMORY_BYTES,
+    MEMORY_PER_WORKLOAD_BYTES,
+    USABLE_MEMORY_FRACTION,
+    SizeLimit,
+    estimated_memory_bytes,
+)
+
+HEADER = "id,kind,model_family,params_b,monthly_tokens_b\n"
+
+
+def rows(n: int) -> str:
+    return HEADER + "".join(f"w{i},training,llama,8,1\n" for i in range(n))
+
+
+def test_the_estimate_is_linear_in_workloads() -> None:
+    assert estimated_memory_bytes(0) == BASE_MEMORY_BYTES
+    step = estimated_memory_bytes(200_000) - estimated_memory_bytes(100_000)
+    assert step == 100_000 * MEMORY_PER_WORKLOAD_BYTES
+
+
+def test_the_default_limit_follows_the_available_memory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    available = 400 * 2**20
+    monkeypatch.setattr(limits, "available_memory_bytes", lambda: available)
+    limit, basis = SizeLimit().allowed()
+    expected = int((available * USABLE_MEMORY_FRACTION - BASE_MEMORY_BYTES) // (24 * 2**10))
+    assert limit == expected and "0.4 GB of memory available" in basis
+    small = tmp_path / "small.csv"
+    small.write_text(rows(expected))
+    large = tmp_path / "large.csv"
+    large.write_text(rows(expected + 1))
+    assert len(read_inventory(small, limit=SizeLimit()).workloads) == expected
+    with pytest.raises(InputError) as info:
+        read_inventory(large, limit=SizeLimit())
+    message = str(info.value)
+    assert f"at most {expected:,} workloads" in message
+    assert f"has about {expected + 1:,}" in message  # counted before parsing
+    assert "Aggregate" in message and "split the inventory" in message
+    assert f"--max-workloads {expected + 1}" in message
+
+
+def test_an_explicit_limit_replaces_the_estimate(tmp_path: Path) -> None:
+    path = tmp_path / "inv.csv"
+    path.write_text(rows(30))
+    refused = CliRunner().invoke(
+        cli, ["plan", str(path), "--max-workloads", "29", "-o", str(tmp_path / "p.json")]
+    )
+    assert refused.exit_code == 2
+    assert "at most 29 workloads (--max-workloads 29)" in refused.stderr
+    assert not (tmp_path / "p.json").exists()
+    allowed = CliRunner().invoke(
+        cli, ["plan", str(path), "--max-workloads", "30", "--format", "json"]
+    )
+    assert allowed.exit_code == 0, allowed.output
+
+
+@pytest.mark.parametrize("fmt", ["json", "parquet", "xlsx"])
+def test_every_format_and_the_api_are_limited(tmp_path: Path, fmt: str) -> None:
+    frame = pd.read_csv(pd.io.common.StringIO(rows(12)))
+    path = tmp_path / f"inv.{fmt}"
+    if fmt == "json":
+        frame.to_json(path, orient="records")
+    elif fmt == "parquet":
+        frame.to_parquet(path)
+    else:
+        frame.to_excel(path, index=False)
+    with pytest.raises(InputError, match="at most 11 workloads"):
+        read_inventory(path, limit=SizeLimit(11))
+    with pytest.raises(InputError, match="at most 11 workloads"):
+        read_inventory(frame, limit=SizeLimit(11))
+    from placement import plan
+
+    with pytest.raises(InputError, match="at most 11 workloads"):
+        plan(frame, limit=SizeLimit(11))
+
+
+def test_a_long_run_says_what_it_is_doing_on_a_plain_stderr(tmp_path: Path) -> None:
+    path = tmp_path / "inv.csv"
+    synthetic_inventory(1500, seed=3).to_csv(path, index=False)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "placement",
+            "plan",
+            str(path),
+            "--format",
+            "json",
+            "-o",
+            str(tmp_path / "p.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PLACEMENT_STATUS_INTERVAL": "0.2"},
+    )
+    assert run.returncode in (0, 3), run.stderr
+    lines = [line for line in run.stderr.splitlines() if line.startswith("placement: ")]
+    assert lines, run.stderr
+    assert all(line.endswith("s so far)") for line in lines)
+    assert any("solving" in line or "estimating" in line or "baselines" in line for line in lines)
+    quiet = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "placement",
+            "plan",
+            str(path),
+            "-q",
+            "-o",
+            str(tmp_path / "q.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PLACEMENT_STATUS_INTERVAL": "0.2"},
+    )
+    assert quiet.stderr == ""
