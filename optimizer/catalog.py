@@ -7,7 +7,6 @@ it certain: all three become that number, and the source records the override.
 
 from __future__ import annotations
 
-import codecs
 import copy
 import hashlib
 import io
@@ -26,6 +25,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
+from placement.reading.encoding import UndecodableText, decode
 
 DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
 RANGE_KEYS = {"low", "high", "point"}
@@ -88,41 +88,17 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
         ) from None
 
 
-# Besides UTF-8, YAML 1.2 reads UTF-16 text that starts with a byte-order mark, as Windows
-# PowerShell 5 writes it (`placement catalog export > my.yaml`); no other encoding is guessed.
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-EXPECTED_ENCODING = (
-    "UTF-8 text (with or without a byte-order mark), or UTF-16 with a byte-order mark"
-)
-
-
 def _decode(data: bytes, name: str) -> str:
-    """The catalog's text: UTF-8 (with or without a byte-order mark) or UTF-16 with one.
-
-    Anything else is refused with the line of the first bad byte, never decoded by guess: a
-    Latin-1 file, or UTF-16 without its mark (NUL bytes between the letters).
-    """
-    utf16 = data.startswith(_UTF16_BOMS)
-    encoding, label = ("utf-16", "UTF-16") if utf16 else ("utf-8-sig", "UTF-8")
+    """The catalog's text, by the inventory's rule: UTF-8 (with or without a byte-order mark)
+    or UTF-16 with one (Windows PowerShell 5 writes ``catalog export > my.yaml`` so); anything
+    else is refused with the line of the first bad byte, never decoded by guess."""
     try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as err:
-        line = data[: err.start].decode(encoding, "replace").count("\n") + 1
-        found = f"{data[err.start]:#04x}"
-        reason = f"not {label} text (byte {err.start} is {found})"
-        raise _encoding_error(name, reason, line, found) from None
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        reason = "NUL characters: UTF-16 without a byte-order mark, or not text"
-        raise _encoding_error(name, reason, line, "0x00")
-    return text
-
-
-def _encoding_error(name: str, reason: str, line: int, found: str) -> CatalogError:
-    message = f"{name}: line {line}: {reason}; expected {EXPECTED_ENCODING}; save it as UTF-8"
-    return CatalogError(
-        [Problem(message, name, line=line, value=found, expected=EXPECTED_ENCODING)]
-    )
+        return decode(data)
+    except UndecodableText as err:
+        where = f"line {err.line}: " if err.line is not None else ""
+        message = f"{name}: {where}expected {err.expected}"
+        problem = Problem(message, name, line=err.line, value=err.found, expected=err.expected)
+        raise CatalogError([problem]) from None
 
 
 def _parse(text: str, name: str) -> Any:

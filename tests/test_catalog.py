@@ -230,5 +230,5 @@ def test_catalog_file_hash_is_of_its_bytes_and_latin1_is_refused(tmp_path: Path)
     latin1 = tmp_path / "latin1.yaml"
     text = default_catalog_text().replace("name:", "# caf\xe9\nname:", 1)
     latin1.write_bytes(text.encode("latin-1"))
-    with pytest.raises(CatalogError, match="not UTF-8 text"):
+    with pytest.raises(CatalogError, match="is not UTF-8; the file looks like Latin-1"):
         load_catalog(latin1)

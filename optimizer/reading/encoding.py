@@ -8,8 +8,9 @@ read as UTF-8 with NUL bytes between the letters, would be misread without a wor
 from __future__ import annotations
 
 import codecs
+from dataclasses import dataclass
 
-from placement.reading.problems import InputError, fail
+from placement.reading.problems import fail
 
 EXPECTED_ENCODING = (
     "UTF-8 text (with or without a byte-order mark), or UTF-16 with a byte-order mark"
@@ -18,24 +19,42 @@ EXPECTED_ENCODING = (
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
-def decode_text(data: bytes, source: str) -> str:
-    """The file's text, without a byte-order mark; raises :class:`InputError` otherwise."""
+@dataclass
+class UndecodableText(ValueError):
+    """Bytes that are not text in an accepted encoding: what was expected, where it failed."""
+
+    expected: str
+    line: int | None = None
+    found: str | None = None  # the offending byte, as 0xNN
+
+
+def decode(data: bytes) -> str:
+    """The text of ``data`` without a byte-order mark; raises :class:`UndecodableText`."""
     if data.startswith(codecs.BOM_UTF8):
-        return _decode(data, "utf-8-sig", source)
+        return _decode(data, "utf-8-sig")
     if data.startswith(_UTF16_BOMS):
-        return _decode(data, "utf-16", source)
+        return _decode(data, "utf-16")
     if b"\x00" in data:
-        raise _nul_bytes(data, source)
-    return _decode(data, "utf-8", source)
+        raise _nul_bytes(data)
+    return _decode(data, "utf-8")
 
 
-def _decode(data: bytes, encoding: str, source: str) -> str:
+def decode_text(data: bytes, source: str) -> str:
+    """The inventory file's text; an undecodable file is an :class:`InputError` about it."""
+    try:
+        return decode(data)
+    except UndecodableText as err:
+        raise fail(source, err.expected, line=err.line) from None
+
+
+def _decode(data: bytes, encoding: str) -> str:
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as err:
-        raise _not_utf(data, err, encoding, source) from None
+        raise _not_utf(data, err, encoding) from None
     if "\x00" in text:
-        raise fail(source, f"{EXPECTED_ENCODING}; the text holds NUL characters")
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise UndecodableText(f"{EXPECTED_ENCODING}; the text holds NUL characters", line, "0x00")
     return text
 
 
@@ -43,7 +62,7 @@ def _line_of(data: bytes, offset: int) -> int:
     return data.count(b"\n", 0, offset) + 1
 
 
-def _nul_bytes(data: bytes, source: str) -> InputError:
+def _nul_bytes(data: bytes) -> UndecodableText:
     """NUL bytes in a file without a byte-order mark: UTF-16 without its mark, or binary."""
     sample = data[:4096]
     even_zeros = sample[0::2].count(0)
@@ -56,22 +75,23 @@ def _nul_bytes(data: bytes, source: str) -> InputError:
     else:
         looks = "a binary file, not text"
     line = _line_of(data, data.index(b"\x00"))
-    return fail(
-        source,
+    expected = (
         f"{EXPECTED_ENCODING}; the file looks like {looks} (NUL bytes from line {line}); "
-        "save it as UTF-8",
+        "save it as UTF-8"
     )
+    return UndecodableText(expected, line, "0x00")
 
 
-def _not_utf(data: bytes, err: UnicodeDecodeError, encoding: str, source: str) -> InputError:
+def _not_utf(data: bytes, err: UnicodeDecodeError, encoding: str) -> UndecodableText:
     """Bytes that are not valid in the encoding, with a guess at what the file is."""
     offset = err.start
+    byte = data[offset]
     if encoding.startswith("utf-8"):
-        byte = data[offset]
         line = _line_of(data, offset)
         # Every byte from 0x80 is a letter or sign in Latin-1 and Windows-1252: the usual culprit.
         looks = "Latin-1 or Windows-1252 text (an accented letter, a euro sign...)"
         detail = f"byte {byte:#04x} on line {line} is not UTF-8; the file looks like {looks}"
     else:
+        line = data[:offset].decode(encoding, "replace").count("\n") + 1
         detail = f"it has a UTF-16 byte-order mark but is not valid UTF-16 ({err.reason})"
-    return fail(source, f"{EXPECTED_ENCODING}; {detail}; save it as UTF-8")
+    return UndecodableText(f"{EXPECTED_ENCODING}; {detail}; save it as UTF-8", line, f"{byte:#04x}")
