@@ -18,6 +18,7 @@ from placement.cli import cli
 from placement.reading import InputError, read_inventory
 from placement.reading.limits import (
     BASE_MEMORY_BYTES,
+    DEFAULT_MAX_WORKLOADS,
     MEMORY_PER_WORKLOAD_BYTES,
     USABLE_MEMORY_FRACTION,
     SizeLimit,
@@ -35,6 +36,29 @@ def test_the_estimate_is_linear_in_workloads() -> None:
     assert estimated_memory_bytes(0) == BASE_MEMORY_BYTES
     step = estimated_memory_bytes(200_000) - estimated_memory_bytes(100_000)
     assert step == 100_000 * MEMORY_PER_WORKLOAD_BYTES
+
+
+def test_the_default_limit_is_a_fixed_cap_when_memory_allows_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(limits, "available_memory_bytes", lambda: 512 * 2**30)
+    assert SizeLimit().allowed() == (
+        DEFAULT_MAX_WORKLOADS,
+        "the default limit, for a plan within minutes",
+    )
+    monkeypatch.setattr(limits, "available_memory_bytes", lambda: None)
+    assert SizeLimit().allowed()[0] == DEFAULT_MAX_WORKLOADS
+    assert SizeLimit(10**7).allowed()[0] == 10**7
+
+
+def test_a_million_rows_are_refused_at_once(tmp_path: Path) -> None:
+    """The CSV's lines are counted before anything is parsed."""
+    path = tmp_path / "million.csv"
+    path.write_bytes((HEADER + "w,training,llama,8,1\n" * 1_000_000).encode())
+    result = CliRunner().invoke(cli, ["plan", str(path), "-o", str(tmp_path / "p.json")])
+    assert result.exit_code == 2
+    assert "this inventory has about 1,000,000" in result.stderr
+    assert not (tmp_path / "p.json").exists()
 
 
 def test_the_default_limit_follows_the_available_memory(

@@ -32,6 +32,7 @@ import yaml
 from placement.models.workload import KNOWN_COLUMNS, is_blank
 from placement.reading.columns import canonical
 from placement.reading.encoding import decode_text
+from placement.reading.limits import SizeLimit
 from placement.reading.problems import InputError, InputProblem, fail
 from placement.reading.tables import SUFFIXES, RawTable
 
@@ -45,9 +46,11 @@ CSV_FIELD_LIMIT = 2**31 - 1
 
 @dataclass(frozen=True)
 class ReadOptions:
-    """Choices a reader takes from the command line: the workbook sheet to read."""
+    """Choices a reader takes from the command line: the workbook sheet to read, and the size
+    limit a reader checks as soon as it can count rows cheaply (a sheet's dimensions)."""
 
     sheet: str | None = None
+    limit: SizeLimit | None = None
 
 
 def _known_names(cells: Sequence[Any]) -> int:
@@ -213,6 +216,8 @@ def _read_xlsx(data: bytes, source: str, options: ReadOptions) -> RawTable:
     try:
         sheet = _pick_sheet(values, options.sheet, source)
         title = sheet.title
+        if options.limit is not None and sheet.max_row:
+            options.limit.check(max(0, sheet.max_row - 1), source, approximate=True)
         grid = _sheet_grid(sheet)
         if options.sheet is None and not _has_header(grid):
             others = [

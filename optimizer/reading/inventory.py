@@ -94,7 +94,7 @@ def read_inventory(
         hint = rows_hint(fmt, data)
         if hint is not None:
             limit.check(hint, label, approximate=True)
-    table = READERS[fmt](data, label, ReadOptions(sheet=sheet))
+    table = READERS[fmt](data, label, ReadOptions(sheet=sheet, limit=limit))
     if limit is not None:
         limit.check(table.length, label)
     inventory = validate_table(table, accelerator_names)
