@@ -274,6 +274,10 @@ class FixedMonths(Fixed[Annotated[float, MONTHS]]):
     """A number of months: ``>= 1``."""
 
 
+class FixedChips(Fixed[Chips]):
+    """A whole number of chips: ``>= 1``."""
+
+
 class FixedSizeElasticity(Fixed[Annotated[float, SIZE_ELASTICITY]]):
     """How tokens per chip-hour scale with model size beyond the anchors: ``<= 0``."""
 
@@ -413,6 +417,11 @@ class Economics(_Strict):
     porting_engineer_usd_per_week: MoneyRange
     # Engineer-weeks of porting per planning cycle; None: no cap.
     porting_capacity_weeks_per_cycle: Weeks | None = None
+    # Plausibility limits: beyond them a volume or a size is a unit mistake, not a workload,
+    # and the numbers would leave the range the solver handles. None (a catalog written before
+    # they existed): no limit.
+    max_busy_chips_per_workload: FixedChips | None = None
+    max_busy_chips_in_total: FixedChips | None = None
 
 
 class Baseline(_Strict):

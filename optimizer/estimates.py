@@ -21,8 +21,9 @@ For workload j on accelerator a (all figures at the catalog's point estimates):
   lead if the platform is not adopted yet).
 
 An option is infeasible when memory cannot be met within the catalog, a feature is unsupported,
-TTFT misses the SLO, the family is not ready by ``needed_in_weeks``, or a pin excludes it; each
-infeasible option carries a sentence saying why.
+TTFT misses the SLO, the family is not ready by ``needed_in_weeks``, a pin excludes it, or it
+would keep more chips busy all month (``chip_hours / H``) than
+``economics.max_busy_chips_per_workload``; each infeasible option carries a sentence saying why.
 """
 
 from __future__ import annotations
@@ -346,6 +347,17 @@ def accelerator_estimates(
             + _fmt(needed.fillna(0), 1)
         ).where(late, "")
     )
+    limit = catalog.economics.max_busy_chips_per_workload
+    if limit is not None:
+        busy = pd.Series(chip_hours / hours, index=workloads.index)
+        reasons.append(
+            (
+                "needs "
+                + _fmt(busy, 0)
+                + f" chips busy all month, beyond the plausible {limit.value:,} "
+                "(economics.max_busy_chips_per_workload): check its volume and size"
+            ).where(busy > limit.value, "")
+        )
     pinned = workloads["pinned_accelerator"]
     pin_other = pinned.notna() & pinned.ne(accelerator)
     reasons.append(("pinned to " + pinned.fillna("") + " by policy").where(pin_other, ""))
@@ -401,3 +413,12 @@ def estimate(workloads: pd.DataFrame, catalog: Catalog) -> Estimates:
     options = options.sort_values(["workload", "accelerator", "pricing"], kind="stable")
     options = options.reset_index(drop=True)[list(OPTION_COLUMNS)]
     return Estimates(workloads=workloads, options=options)
+
+
+def least_busy_chips(options: pd.DataFrame, hours_per_month: float) -> float:
+    """The chips the inventory keeps busy at the least: each placeable workload on its
+    feasible option with the fewest chip-hours, over the hours of a month."""
+    feasible = options[options["feasible"]]
+    if feasible.empty:
+        return 0.0
+    return float(feasible.groupby("workload")["chip_hours"].min().sum() / hours_per_month)

@@ -14,7 +14,8 @@ from typing import Any
 import pandas as pd
 
 from placement.catalog import CatalogSource, read_catalog
-from placement.estimates import Estimates, estimate
+from placement.errors import PlacementInputError, Problem
+from placement.estimates import Estimates, estimate, least_busy_chips
 from placement.explain import PlanContext, excluded_reasons, why_for
 from placement.extract import Solution, extract_solution, greedy_solution
 from placement.formulation import (
@@ -326,6 +327,27 @@ def _plain(value: object) -> object:
     return value
 
 
+def _check_plausible_total(estimates: Estimates, catalog: Catalog, source: str) -> None:
+    """Refuse an inventory that keeps more chips busy than any fleet holds: a unit mistake,
+    and numbers beyond what the solver handles reliably."""
+    economics = catalog.economics
+    if economics.max_busy_chips_in_total is None:
+        return
+    busy = least_busy_chips(estimates.options, economics.hours_per_month.value)
+    cap = economics.max_busy_chips_in_total.value
+    if busy > cap:
+        expected = (
+            f"an inventory that keeps at most {cap:,} chips busy "
+            "(economics.max_busy_chips_in_total); this one needs at least "
+            f"{busy:,.0f} all month: check the volumes (monthly_tokens_b is in billions) "
+            "and sizes (params_b is in billions)"
+        )
+        raise PlacementInputError(
+            [Problem(f"{source}: expected {expected}", source, expected=expected)],
+            title="implausible inventory",
+        )
+
+
 Progress = Callable[[str], None]
 """Told the name of each stage as it starts (the CLI shows it on a terminal's stderr)."""
 
@@ -373,6 +395,7 @@ def plan(
         )
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
+    _check_plausible_total(estimates, catalog, inventory.source)
     progress(f"building and solving the model ({solver.solver})")
     result, solution = solve_placement(estimates, catalog, solver, model_path=model_path)
     progress("computing the baselines")

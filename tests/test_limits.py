@@ -162,3 +162,19 @@ def test_a_long_run_says_what_it_is_doing_on_a_plain_stderr(tmp_path: Path) -> N
         env={**os.environ, "PLACEMENT_STATUS_INTERVAL": "0.2"},
     )
     assert quiet.stderr == ""
+
+
+def test_an_inventory_busier_than_any_fleet_is_refused(tmp_path: Path) -> None:
+    """Each workload is plausible alone (890,000 H100s busy); twelve of them are not."""
+    path = tmp_path / "inv.csv"
+    path.write_text(
+        "id,kind,model_family,params_b,h100_gpu_hours\n"
+        + "".join(f"w{i},training,llama,70,650000000\n" for i in range(12))
+    )
+    result = CliRunner().invoke(cli, ["plan", str(path), "--format", "json"])
+    assert result.exit_code == 2
+    assert "max_busy_chips_in_total" in result.stderr
+    assert "needs at least 10,684,932" in result.stderr
+    eleven = tmp_path / "eleven.csv"
+    eleven.write_text("\n".join(path.read_text().splitlines()[:12]) + "\n")
+    assert CliRunner().invoke(cli, ["plan", str(eleven), "--format", "json"]).exit_code == 0

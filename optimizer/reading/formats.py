@@ -128,8 +128,35 @@ def _read_csv(data: bytes, source: str, options: ReadOptions) -> RawTable:
     if len(table.names) == 1 and any(sep in table.names[0] for sep in ";\t|"):
         expected = "comma-separated columns (the header row has no commas)"
         raise fail(source, expected, table.names[0])
+    _check_short_rows(table, grid)
     _check_swallowed_rows(table)
     return table
+
+
+def _check_short_rows(table: RawTable, grid: list[tuple[int, list[Any]]]) -> None:
+    """A CSV line with fewer cells than the header: a separator lost or the line cut short.
+
+    Padding it with empty cells would silently drop its last values (a pin, a deadline), so it
+    is refused; spreadsheet exports always write every separator, empty cells included.
+    """
+    start = next(i for i, (_, cells) in enumerate(grid) if not all(map(is_blank, cells)))
+    width = len(grid[start][1])
+    problems = [
+        InputProblem(
+            table.source,
+            number,
+            None,
+            None,
+            f"as many cells as the header ({width}); this line has {len(cells)}: a separator "
+            "is missing or the line is cut short (empty cells need their commas too)",
+            line,
+            about_value=False,
+        )
+        for number, (line, cells) in enumerate(grid[start + 1 :], 1)
+        if len(cells) < width and not all(map(is_blank, cells))
+    ]
+    if problems:
+        raise InputError(problems)
 
 
 def _check_swallowed_rows(table: RawTable) -> None:
