@@ -320,7 +320,7 @@ def _plain(value: object) -> object:
     """
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
-    if isinstance(value, float) and value != value:
+    if not isinstance(value, list | tuple | dict) and pd.isna(value):  # NaN, NA, NaT
         return None
     if hasattr(value, "item"):
         return value.item()  # numpy scalar

@@ -271,22 +271,46 @@ def _read_xlsx(data: bytes, source: str, options: ReadOptions) -> RawTable:
         values.close()
         formulas.close()
     table = grid_table(source, grid, "Excel row", title)
-    if unsaved:
-        raise InputError([_unsaved_formula(table, *cell) for cell in unsaved])
+    problems = [
+        _bad_cell(
+            table,
+            row,
+            col,
+            formula,
+            f"a value, not a formula with no saved result (cell {_cell_name(row, col)}); "
+            "open and save the workbook in Excel, or write values",
+        )
+        for row, col, formula in unsaved
+    ] + [
+        _bad_cell(
+            table,
+            row,
+            col,
+            value,
+            f"a value, not Excel's error {value} (cell {_cell_name(row, col)}): fix the formula",
+        )
+        for row, cells in grid
+        for col, value in enumerate(cells, 1)
+        if isinstance(value, str) and value in EXCEL_ERRORS
+    ]
+    if problems:
+        raise InputError(problems)
     return table
 
 
-def _unsaved_formula(table: RawTable, row: int, col: int, formula: str) -> InputProblem:
-    """A formula cell with no saved result, located by data row and column where it has them."""
+EXCEL_ERRORS = frozenset(
+    {"#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A", "#GETTING_DATA"}
+)
+"""The error values a formula leaves in a cell; openpyxl reads them as text."""
+
+
+def _bad_cell(table: RawTable, row: int, col: int, value: Any, expected: str) -> InputProblem:
+    """A problem with one worksheet cell, located by data row and column where it has them."""
     lines = table.lines or []
     data_row = lines.index(row) + 1 if row in lines else None
     column = table.names[col - 1] if col - 1 < len(table.names) else None
-    expected = (
-        f"a value, not a formula with no saved result (cell {_cell_name(row, col)}); open and "
-        "save the workbook in Excel, or write values"
-    )
     return InputProblem(
-        table.source, data_row, column or None, formula, expected, row, table.sheet, "Excel row"
+        table.source, data_row, column or None, value, expected, row, table.sheet, "Excel row"
     )
 
 

@@ -73,10 +73,10 @@ def validate_table(table: RawTable, accelerator_names: Collection[str] | None) -
             )
         )
 
-    # Values from JSON or YAML may be of any type: refuse those no column can hold or no output
-    # can write (NaN, a lone surrogate), in known and extra columns alike.
-    if table.free_form:
-        for position, name in enumerate(table.names):
+    # Values of JSON, YAML, Parquet and DataFrames may be of any type: refuse those no output
+    # can write (JSON's NaN, a lone surrogate, binary data), in known and extra columns alike.
+    for position, name in enumerate(table.names):
+        if table.free_form or table.columns[position].dtype == object:
             for index in keep:
                 value = plain[position][index]
                 expected = unrepresentable(value)
@@ -148,7 +148,8 @@ def _one_per_cell(problems: list[InputProblem]) -> list[InputProblem]:
 
 
 def unrepresentable(value: object) -> str | None:
-    """What a JSON or YAML value should have been, if no column can hold it; else None."""
+    """What a value should have been, if no output can carry it; else None. (What a known
+    column accepts is its own rule's business.)"""
     if isinstance(value, NonFinite):
         return "a number or text (JSON's NaN and Infinity are not numbers)"
     if isinstance(value, str):
@@ -156,8 +157,8 @@ def unrepresentable(value: object) -> str | None:
             value.encode("utf-8")
         except UnicodeEncodeError:
             return "valid Unicode text (it holds a lone UTF-16 surrogate from a \\u escape)"
-    if isinstance(value, dict):
-        return "a single value, not a nested record"
+    if isinstance(value, bytes | bytearray):
+        return "text or a number, not binary data"
     return None
 
 

@@ -289,6 +289,9 @@ def write_workbooks() -> None:
     formula[1][HEADER.index("ttft_slo_ms")] = "=200+50"
     workbook(OUT / "x05_formula_without_saved_value.xlsx", [("inventory", formula)])
     workbook(OUT / "x06_title_rows.xlsx", [("inventory", [["Capacity plan Q3"], [], *good])])
+    errors = [list(row) for row in good]
+    errors[3][HEADER.index("monthly_tokens_b")] = "#DIV/0!"
+    workbook(OUT / "x13_excel_error_value.xlsx", [("inventory", errors)])
     bad = [list(row) for row in good]
     bad[2][HEADER.index("params_b")] = "eight"
     workbook(OUT / "x07_bad_number.xlsx", [("inventory", bad)])
@@ -337,6 +340,13 @@ def write_parquet() -> None:
     frame().drop(columns=["model_family"]).to_parquet(
         OUT / "p07_missing_column.parquet", index=False
     )
+    binary = frame()
+    binary["blob"] = [b"\xff\x00", b"ok", b""]
+    binary.to_parquet(OUT / "p10_binary_extra_column.parquet", index=False)
+    nullable = frame()
+    nullable["cost_center"] = pd.array([1042, None, 7], dtype="Int64")
+    nullable["started"] = pd.to_datetime(["2026-01-05", None, "2026-03-01"])
+    nullable.to_parquet(OUT / "p11_nullable_and_dates.parquet", index=False)
     frame().rename(columns={"monthly_tokens_b": "monthly_token_b"}).to_parquet(
         OUT / "p09_typo_column.parquet", index=False
     )
