@@ -20,15 +20,15 @@ BASE_MEMORY_BYTES = 300 * 2**20
 """Peak memory of planning a handful of workloads: the interpreter, pandas, PuLP, HiGHS
 (measured: 219 MiB RSS at 1,000 workloads, rounded up)."""
 MEMORY_PER_WORKLOAD_BYTES = 24 * 2**10
-"""Peak memory each workload adds (measured: 634 MiB RSS at 20,000 workloads, 1,259 MiB at
-50,000: 21 KiB a workload, rounded up)."""
+"""Peak memory each workload adds (measured: 619 MiB RSS at 20,000 workloads, 1,259 MiB at
+50,000, 2,183 MiB at 100,000: 19-22 KiB a workload, rounded up)."""
 USABLE_MEMORY_FRACTION = 0.8
 """The share of the available memory a plan may count on; the rest is the system's."""
 DEFAULT_MAX_WORKLOADS = 200_000
-"""Without --max-workloads, no more than this many workloads, whatever the memory: the solve
-time grows faster than the inventory (measured on 2 cores: 19 s at 20,000 workloads, 50 s at
-50,000, about 3 minutes at 100,000), so a larger plan would run for tens of minutes or hours;
-aggregating or splitting it is the better answer, and --max-workloads the deliberate one."""
+"""Without --max-workloads, no more than this many workloads, whatever the memory: the time
+grows a little faster than the inventory (measured on 2 cores: 19 s at 20,000 workloads, 50 s at
+50,000, 2 minutes at 100,000), so a larger plan runs for many minutes; aggregating or splitting
+it is the better answer, and --max-workloads the deliberate one."""
 
 
 def estimated_memory_bytes(workloads: int) -> int:
