@@ -31,6 +31,9 @@ from placement.reporting.status import stage_status
 from placement.reporting.terminal import file_console, stdout_console
 from placement.solve import DEFAULT_GAP, SOLVERS
 
+DEBUG_ENV = "PLACEMENT_DEBUG"
+"""Set to show the traceback of an internal error instead of a one-line message."""
+EXIT_INTERNAL_ERROR = 1
 CATALOG_ENV = "PLACEMENT_CATALOG"
 """Names the team's catalog file, so that no call needs ``--catalog``."""
 
@@ -471,4 +474,13 @@ def main(args: list[str] | None = None) -> None:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         sys.exit(1)
+    except Exception as err:  # a bug: say so plainly; the traceback is there on request
+        if os.environ.get(DEBUG_ENV):
+            raise
+        click.echo(
+            f"Error: an internal error stopped placement ({type(err).__name__}: {err}). "
+            f"This is a bug; run again with {DEBUG_ENV}=1 to see where, and report it.",
+            err=True,
+        )
+        sys.exit(EXIT_INTERNAL_ERROR)
     sys.exit(code if isinstance(code, int) else 0)

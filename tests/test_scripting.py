@@ -348,3 +348,22 @@ def test_shell_completion_completes_commands_and_options() -> None:
         _PLACEMENT_COMPLETE="bash_complete", COMP_WORDS="placement val", COMP_CWORD="1"
     )
     assert "validate" in commands.stdout
+
+
+def test_an_internal_error_is_one_plain_line_unless_debugging(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr("placement.cli.plan", broken)
+    monkeypatch.delenv("PLACEMENT_DEBUG", raising=False)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["plan", str(SAMPLE)])
+    assert exit_info.value.code == 1
+    err = capsys.readouterr().err
+    assert "internal error" in err and "ZeroDivisionError: a bug" in err
+    assert "Traceback" not in err and "PLACEMENT_DEBUG=1" in err
+    monkeypatch.setenv("PLACEMENT_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        main(["plan", str(SAMPLE)])

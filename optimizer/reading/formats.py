@@ -40,6 +40,7 @@ HEADER_SEARCH_ROWS = 50
 """How far down a file the header is looked for when its first row is not one."""
 HEADER_MIN_KNOWN = 2
 """A row naming at least this many known columns is taken to be the header."""
+NESTED_TOO_DEEPLY = "lists or records nested too deeply to be an inventory"
 CSV_FIELD_LIMIT = 2**31 - 1
 """Cells of any length are data (a long notes cell); the csv module's default stops at 128 KB."""
 
@@ -380,6 +381,8 @@ def _read_json(data: bytes, source: str, options: ReadOptions) -> RawTable:
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise fail(source, f"valid JSON ({exc.msg} at {where})") from None
+    except RecursionError:
+        raise fail(source, f"valid JSON ({NESTED_TOO_DEEPLY})") from None
     if isinstance(document, DuplicateKeys) and "workloads" in document.duplicates:
         raise fail(source, "the key 'workloads' once")
     return records_table(_records_document(document, source), source)
@@ -426,6 +429,8 @@ def _read_yaml(data: bytes, source: str, options: ReadOptions) -> RawTable:
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise fail(source, f"valid YAML ({problem}{where})") from None
+    except RecursionError:
+        raise fail(source, f"valid YAML ({NESTED_TOO_DEEPLY})") from None
     finally:
         loader.dispose()
     if loader.duplicates:

@@ -168,9 +168,7 @@ def write_text_files() -> None:
                 "team",
             ]
         ),
-        "c08_big_cell.csv": csv_text(
-            [*HEADER, "notes"], [[*r, f'"{big_note}"'] for r in ROWS]
-        ),
+        "c08_big_cell.csv": csv_text([*HEADER, "notes"], [[*r, f'"{big_note}"'] for r in ROWS]),
         "c09_multiline_note.csv": csv_text(
             [*HEADER, "notes"], [[*r, '"first line\nsecond line"'] for r in ROWS]
         ),
@@ -210,7 +208,13 @@ def write_text_files() -> None:
         "c38_missing_kind_column.csv": csv_text(
             [n for n in HEADER if n != "kind"], [r[:1] + r[2:] for r in ROWS]
         ),
+        "c40_header_repeated_mid_file.csv": csv_text() + csv_text(rows=[["late-1", *ROWS[0][1:]]]),
+        "c41_null_words.csv": with_cell("ttft_slo_ms", "NULL"),
+        "c42_tab_separated.csv": csv_text().replace(",", "\t"),
+        "c43_number_with_unit.csv": with_cell("params_b", "70B"),
+        "c44_thousands_separator.csv": with_cell("monthly_tokens_b", '"1,500"'),
         # JSON
+        "j15_deeply_nested.json": "[" * 100_000 + "]" * 100_000,
         "j01_valid.json": json_text(records()),
         "j02_valid_wrapped.json": json_text({"workloads": records()}),
         "j03_nan_slo.json": json_replaced('"ttft_slo_ms": 250.0', '"ttft_slo_ms": NaN'),
@@ -249,6 +253,11 @@ def write_text_files() -> None:
         "y11_tab_indent.yaml": yaml_replaced("  kind: training", "\tkind: training"),
         "y12_sexagesimal_and_dates.yaml": yaml_text(
             [{**r, "team": "2026-11-30", "id": f"1:{20 + i}"} for i, r in enumerate(records())]
+        ),
+        "y13_deeply_nested.yaml": "[" * 100_000 + "]" * 100_000,
+        "y14_binary_value.yaml": yaml_replaced("id: chat-70b", "id: !!binary aGVsbG8="),
+        "y15_python_object_tag.yaml": yaml_replaced(
+            "id: chat-70b", "id: !!python/object:os.system x"
         ),
         # other files with an inventory's name
         "x08_not_a_workbook.xlsx": csv_text(),
