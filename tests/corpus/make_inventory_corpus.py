@@ -34,6 +34,20 @@ HEADER = [
     "pinned_accelerator",
     "team",
 ]
+SPACED_HEADER = [
+    "ID",
+    "Kind",
+    "Model Family",
+    "Params B",
+    "Monthly Tokens B",
+    "Serving",
+    "TTFT SLO ms",
+    "Features",
+    "Needed In Weeks",
+    "Pinned Accelerator",
+    "Team",
+]
+"""The header as a person types it: capitals and spaces."""
 ROWS = [
     ["chat-70b", "inference", "llama", "70", "20", "online", "250", "", "", "h100", "apps"],
     ["pretrain-8b", "training", "llama", "8", "5", "", "", "flash_attention", "12", "", "research"],
@@ -135,21 +149,7 @@ def write_text_files() -> None:
         # CSV: valid but unusual
         "c01_valid.csv": csv_text(),
         "c03_valid_crlf.csv": csv_text(newline="\r\n"),
-        "c05_header_spaces_caps.csv": csv_text(
-            [
-                "ID",
-                "Kind",
-                "Model Family",
-                "Params B",
-                "Monthly Tokens B",
-                "Serving",
-                "TTFT SLO ms",
-                "Features",
-                "Needed In Weeks",
-                "Pinned Accelerator",
-                "Team",
-            ]
-        ),
+        "c05_header_spaces_caps.csv": csv_text(SPACED_HEADER),
         "c06_header_hyphens.csv": csv_text(
             [name.replace("_", "-") if name != "id" else name for name in HEADER]
         ),
@@ -305,19 +305,7 @@ def write_workbooks() -> None:
     bad[2][HEADER.index("params_b")] = "eight"
     workbook(OUT / "x07_bad_number.xlsx", [("inventory", bad)])
     caps = [
-        [
-            "ID",
-            "Kind",
-            "Model Family",
-            "Params B",
-            "Monthly Tokens B",
-            "Serving",
-            "TTFT SLO ms",
-            "Features",
-            "Needed In Weeks",
-            "Pinned Accelerator",
-            "Team",
-        ],
+        SPACED_HEADER,
         *typed_rows(),
     ]
     workbook(OUT / "x10_header_caps.xlsx", [("inventory", caps)])
