@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
 from decimal import Decimal
 from numbers import Real
 from typing import Annotated, Any, Literal, TypeGuard, get_args
@@ -28,6 +27,8 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import InitErrorDetails, PydanticCustomError
+
+from placement.models.bounds import Bound
 
 Kind = Literal["training", "inference"]
 Serving = Literal["online", "batch"]
@@ -61,37 +62,38 @@ NUMBER_COLUMNS: tuple[str, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class Bound:
-    """The range a number column accepts: above ``low`` (or at it, if ``inclusive``), at most
-    ``high``. The upper bounds reflect physics and money with a wide margin: a value beyond one
-    is a typo or a unit mistake (tokens for billions of tokens), never a real workload."""
-
-    low: float
-    inclusive: bool
-    high: float
-    why: str
-
-    def text(self) -> str:
-        """``a number > 0 and at most 100,000``."""
-        sign = ">=" if self.inclusive else ">"
-        return f"a number {sign} {self.low:g} and at most {self.high:,.0f}"
-
-
 BOUNDS: dict[str, Bound] = {
     "params_b": Bound(
-        0, False, 100_000, "100 trillion parameters, about 50 times the largest published model"
+        "params_b",
+        minimum=0,
+        minimum_open=True,
+        maximum=100_000,
+        why="100 trillion parameters, about 50 times the largest published model",
     ),
     "monthly_tokens_b": Bound(
-        0, True, 10_000_000, "10^16 tokens a month, thousands of times the largest services"
+        "monthly_tokens_b",
+        minimum=0,
+        maximum=10_000_000,
+        why="10^16 tokens a month, thousands of times the largest services",
     ),
     "h100_gpu_hours": Bound(
-        0, True, 1_000_000_000, "10^9 GPU-hours a month: 1.4 million H100s busy all month"
+        "h100_gpu_hours",
+        minimum=0,
+        maximum=1_000_000_000,
+        why="10^9 GPU-hours a month: 1.4 million H100s busy all month",
     ),
-    "ttft_slo_ms": Bound(0, False, 3_600_000, "an hour to the first token"),
-    "needed_in_weeks": Bound(0, True, 520, "ten years"),
+    "ttft_slo_ms": Bound(
+        "ttft_slo_ms", minimum=0, minimum_open=True, maximum=3_600_000, why="an hour"
+    ),
+    "needed_in_weeks": Bound("needed_in_weeks", minimum=0, maximum=520, why="ten years"),
 }
-"""Every number column's accepted range (docs/inputs.md, "Columns")."""
+"""Every number column's accepted range; the upper bounds reflect physics and money with a wide
+margin: a value beyond one is a typo or a unit mistake, never a real workload (docs/inputs.md,
+"Columns")."""
+
+def _a_number(bound: Bound) -> str:
+    return f"a number {bound.words}"
+
 
 INVALID_VALUE = "invalid_inventory_value"
 """Error type of every rule below; its message completes the sentence "expected ..."."""
@@ -111,14 +113,14 @@ EXPECTED: dict[str, str] = {
     "id": "a non-empty id (on one line, without control characters)",
     "kind": _one_of(KINDS),
     "model_family": "a non-empty model family name (e.g. llama, t5) on one line",
-    "params_b": BOUNDS["params_b"].text(),
+    "params_b": _a_number(BOUNDS["params_b"]),
     "precision": _one_of(PRECISIONS) + " (empty means bf16)",
-    "monthly_tokens_b": BOUNDS["monthly_tokens_b"].text(),
-    "h100_gpu_hours": BOUNDS["h100_gpu_hours"].text(),
+    "monthly_tokens_b": _a_number(BOUNDS["monthly_tokens_b"]),
+    "h100_gpu_hours": _a_number(BOUNDS["h100_gpu_hours"]),
     "serving": _one_of(SERVING_MODES) + " (empty means online)",
-    "ttft_slo_ms": BOUNDS["ttft_slo_ms"].text() + ", or empty",
+    "ttft_slo_ms": _a_number(BOUNDS["ttft_slo_ms"]) + ", or empty",
     "features": "names separated by ';' from: " + ", ".join(FEATURES),
-    "needed_in_weeks": BOUNDS["needed_in_weeks"].text() + ", or empty",
+    "needed_in_weeks": _a_number(BOUNDS["needed_in_weeks"]) + ", or empty",
     "neuron_ready": "true or false (or yes/no, 1/0; empty means false)",
     "pinned_accelerator": "an accelerator name, or empty",
 }
@@ -240,8 +242,7 @@ def _number(field: str, *, required: bool) -> Callable[[Any], Any]:
             number = _float_or_nan(value)
         elif _is_number(value):
             number = _as_float(value)
-        above = number >= bound.low if bound.inclusive else number > bound.low
-        if math.isfinite(number) and above and number <= bound.high:
+        if math.isfinite(number) and bound.allows(number):
             return number
         raise _invalid(EXPECTED[field])
 

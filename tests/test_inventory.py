@@ -670,7 +670,10 @@ def _within(column: str) -> st.SearchStrategy[float]:
     """Any number the column accepts, its bounds included."""
     bound = BOUNDS[column]
     return st.floats(
-        min_value=bound.low, max_value=bound.high, exclude_min=not bound.inclusive, allow_nan=False
+        min_value=bound.minimum,
+        max_value=bound.maximum,
+        exclude_min=bound.minimum_open,
+        allow_nan=False,
     )
 
 

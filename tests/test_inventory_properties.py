@@ -33,9 +33,10 @@ PROFILE = settings(
 
 def _number(column: str) -> st.SearchStrategy[float]:
     bound = BOUNDS[column]
-    low = bound.low if bound.inclusive else bound.low + 0.5
+    assert bound.minimum is not None and bound.maximum is not None
+    low = bound.minimum + (0.5 if bound.minimum_open else 0)
     # whole numbers and halves: every format writes them back exactly
-    return st.integers(int(low * 2), int(min(bound.high, 10_000) * 2)).map(lambda n: n / 2)
+    return st.integers(int(low * 2), int(min(bound.maximum, 10_000) * 2)).map(lambda n: n / 2)
 
 
 @st.composite
@@ -226,9 +227,9 @@ def test_values_at_their_bounds_read_and_plan(tmp_path: Path, fmt: str) -> None:
             "id": "largest",
             "kind": "training",
             "model_family": "llama",
-            "params_b": BOUNDS["params_b"].high,
-            "monthly_tokens_b": BOUNDS["monthly_tokens_b"].high,
-            "needed_in_weeks": BOUNDS["needed_in_weeks"].high,
+            "params_b": BOUNDS["params_b"].maximum,
+            "monthly_tokens_b": BOUNDS["monthly_tokens_b"].maximum,
+            "needed_in_weeks": BOUNDS["needed_in_weeks"].maximum,
         },
         {
             "id": "busiest",
@@ -236,7 +237,7 @@ def test_values_at_their_bounds_read_and_plan(tmp_path: Path, fmt: str) -> None:
             "model_family": "t5",
             "params_b": 11.0,
             "monthly_tokens_b": 1.0,
-            "ttft_slo_ms": BOUNDS["ttft_slo_ms"].high,
+            "ttft_slo_ms": BOUNDS["ttft_slo_ms"].maximum,
         },
     ]
     inventory = read_inventory(write(records, fmt, tmp_path), ACCELERATORS)

@@ -1,0 +1,82 @@
+"""A bound on a number, from what the number means: shared by the catalog's figures and the
+inventory's number columns, so both refuse the same things (NaN, infinities, true/false) and
+state their limits the same way."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import GetCoreSchemaHandler
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a kind of figure may take, from what the figure means.
+
+    ``kind`` names the figure in messages ("money (USD) must be >= 0"); ``minimum`` and
+    ``maximum`` are the limits, each included unless ``minimum_open`` / ``maximum_open``.
+    Written as ``Annotated[float, MONEY]``, it makes pydantic refuse any other value, NaN and
+    infinities, and ``true``/``false`` (which pydantic would otherwise read as 1 and 0).
+    """
+
+    kind: str
+    minimum: float | None = None
+    maximum: float | None = None
+    minimum_open: bool = False
+    maximum_open: bool = False
+    why: str = ""  # the reason for the limits, where they are a judgement (docs show it)
+
+    @property
+    def rule(self) -> str:
+        """The bound as people read it: ``>= 0``, ``> 0 and <= 1``."""
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.minimum_open else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            parts.append(f"{'<' if self.maximum_open else '<='} {self.maximum:g}")
+        return " and ".join(parts)
+
+    @property
+    def words(self) -> str:
+        """The bound in a sentence a planner reads: ``> 0 and at most 100,000``."""
+        parts = []
+        if self.minimum is not None:
+            parts.append(f"{'>' if self.minimum_open else '>='} {self.minimum:g}")
+        if self.maximum is not None:
+            word = "below" if self.maximum_open else "at most"
+            parts.append(f"{word} {self.maximum:,.0f}")
+        return " and ".join(parts)
+
+    def allows(self, value: float) -> bool:
+        """Whether ``value`` lies within the bound."""
+        low, high = self.minimum, self.maximum
+        above = low is None or (value > low if self.minimum_open else value >= low)
+        below = high is None or (value < high if self.maximum_open else value <= high)
+        return above and below
+
+    def _a_finite_number(self, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise PydanticCustomError(
+                "catalog_number", "{kind} must be a number, not true/false", {"kind": self.kind}
+            )
+        if isinstance(value, float) and not math.isfinite(value):
+            raise PydanticCustomError(
+                "catalog_number", "{kind} must be a finite number", {"kind": self.kind}
+            )
+        return value
+
+    def _within(self, value: float) -> float:
+        if not self.allows(value):
+            raise PydanticCustomError(
+                "catalog_bound", "{kind} must be {rule}", {"kind": self.kind, "rule": self.rule}
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        bounded = core_schema.no_info_after_validator_function(self._within, handler(source))
+        return core_schema.no_info_before_validator_function(self._a_finite_number, bounded)
