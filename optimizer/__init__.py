@@ -10,7 +10,7 @@ The Python API the ``placement`` command line is a thin layer over::
 
 from placement.catalog import load_catalog
 from placement.checks import check_plan
-from placement.estimates import estimate
+from placement.estimating import estimate
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.provenance import tool_version
 from placement.reading import InputError, read_inventory

@@ -15,7 +15,7 @@ import pandas as pd
 
 from placement.catalog import CatalogSource, read_catalog
 from placement.errors import PlacementInputError, Problem
-from placement.estimates import Estimates, estimate, least_busy_chips
+from placement.estimating import Estimates, estimate, least_busy_chips
 from placement.explain import PlanContext, excluded_reasons, why_for
 from placement.extract import Solution, extract_solution, greedy_solution
 from placement.formulation import (

@@ -1,6 +1,6 @@
 """The reference document's figures beside the model's own, with deviations and tolerances.
 
-Every model figure here comes from :func:`placement.estimates.estimate` (or the full planner, for
+Every model figure here comes from :func:`placement.estimating.estimate` (or the full planner, for
 break-evens) run on the workloads that represent a case of the document, never from the catalog
 read back directly, so ``placement reference`` checks the whole estimation chain.
 """
@@ -21,7 +21,7 @@ from rich.console import Console
 
 from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
-from placement.estimates import estimate
+from placement.estimating import estimate
 from placement.models.catalog import Catalog
 from placement.output import OutputError, write_files
 from placement.reading import inventory_from_records

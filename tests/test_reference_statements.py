@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from placement.catalog import load_catalog
-from placement.estimates import estimate
+from placement.estimating import estimate
 from placement.reading import read_inventory
 from tests.conftest import EXACT, frame, placement_of, run_plan
 

@@ -19,7 +19,7 @@ from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
 def _model() -> Any:
     catalog = make_catalog(simple_catalog_dict())
     inv = read_inventory(frame([workload("a")]), list(catalog.accelerators))
-    from placement.estimates import estimate
+    from placement.estimating import estimate
 
     est = estimate(inv.workloads, catalog)
     return build_model(est.options, inv.workloads["id"].tolist(), catalog)
