@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
@@ -56,6 +57,12 @@ SCALING_EXPONENT = Bound("a scaling exponent", minimum=0)
 SIZE_ELASTICITY = Bound("a size elasticity", maximum=0)
 MODEL_SIZE = Bound("a model size (billions of parameters)", minimum=0, minimum_open=True)
 CHIPS = Bound("a chip count", minimum=1)
+# A context length in tokens; a model sees at least one token.
+TOKENS = Bound("a number of tokens", minimum=1)
+# How many times slower attention runs without a kernel (flash attention): at least as fast is 1.
+ATTENTION_SLOWDOWN = Bound("an attention slowdown", minimum=1)
+# A share of a whole (of a step's time, of the parameters, of a full fine-tune's compute).
+SHARE = Bound("a share", minimum=0, maximum=1, minimum_open=True)
 MONTHS = Bound("months", minimum=1)
 HOURS_PER_MONTH = Bound(
     "hours per month", minimum=0, maximum=HOURS_IN_LONGEST_MONTH, minimum_open=True
@@ -76,6 +83,9 @@ BOUNDS = (
     SIZE_ELASTICITY,
     MODEL_SIZE,
     CHIPS,
+    TOKENS,
+    ATTENTION_SLOWDOWN,
+    SHARE,
     MONTHS,
     HOURS_PER_MONTH,
 )
@@ -197,6 +207,14 @@ class ScalingExponentRange(Range[Annotated[float, SCALING_EXPONENT]]):
     """An exponent of the TTFT model: ``>= 0``."""
 
 
+class AttentionSlowdownRange(Range[Annotated[float, ATTENTION_SLOWDOWN]]):
+    """How many times slower attention runs without its kernel: ``>= 1``."""
+
+
+class ShareRange(Range[Annotated[float, SHARE]]):
+    """A share of a whole: ``> 0`` and ``<= 1``."""
+
+
 class Fixed(_Strict, Generic[N]):
     """A figure that is not uncertain (a published specification or a convention); the
     catalog uses its bounded kinds (``FixedMemory``...)."""
@@ -229,6 +247,24 @@ class FixedModelSize(Fixed[ModelSize]):
     """A model size in billions of parameters: ``> 0``."""
 
 
+class FixedTokens(Fixed[Annotated[int, TOKENS]]):
+    """A number of tokens (a context length): ``>= 1``."""
+
+
+class ActiveParams(_Strict):
+    """The parameters a mixture-of-experts model uses per token, at one published total size."""
+
+    params_b: ModelSize
+    active_params_b: ModelSize
+    source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _at_most_total(self) -> ActiveParams:
+        if self.active_params_b > self.params_b:
+            raise ValueError("active_params_b must not exceed params_b")
+        return self
+
+
 class ThroughputAnchor(_Strict):
     """A measured point of a throughput curve: a model size and the figure at that size."""
 
@@ -237,16 +273,26 @@ class ThroughputAnchor(_Strict):
 
 
 class FeatureRule(_Strict):
-    """How a platform handles a workload feature: fully, slower (throughput x factor) or not."""
+    """How a platform handles a workload feature: fully, slower or not at all.
+
+    Slower is either a ``throughput_factor`` on the whole workload, or, for a missing attention
+    kernel, an ``attention_slowdown`` of the attention alone, charged only for the attention
+    beyond the context the reference's benchmarks ran (they were measured without the kernel).
+    """
 
     support: FeatureSupport
     throughput_factor: SlowdownRange | None = None
+    attention_slowdown: AttentionSlowdownRange | None = None
     source: str = Field(min_length=1)
 
     @model_validator(mode="after")
     def _factor_when_slower(self) -> FeatureRule:
-        if (self.support == "slower") != (self.throughput_factor is not None):
-            raise ValueError("throughput_factor is required for, and only for, support: slower")
+        slowdowns = (self.throughput_factor is not None) + (self.attention_slowdown is not None)
+        if (self.support == "slower") != (slowdowns == 1):
+            raise ValueError(
+                "support: slower needs exactly one of throughput_factor and attention_slowdown, "
+                "and other supports neither"
+            )
         return self
 
 
@@ -275,6 +321,10 @@ class Platform(_Strict):
     features: dict[str, FeatureRule] = Field(default_factory=dict)
 
 
+DERIVED_NODE_MULTIPLES = 8
+"""Without listed replica shapes, a replica may span up to this many whole nodes."""
+
+
 class Accelerator(_Strict):
     """One accelerator type, its deployment granularity, price and performance vs the reference."""
 
@@ -290,6 +340,10 @@ class Accelerator(_Strict):
     ttft_7b_ms_warm: LatencyRange
     ttft_7b_ms_cold: LatencyRange
     pricing: list[str] | None = None
+    # The chip counts one model replica may use (tensor- and pipeline-parallel degrees), in
+    # increasing order; beyond the last, whole multiples of it. None (a catalog written before
+    # shapes): powers of two of the deployment unit up to a node, then whole nodes.
+    replica_chip_counts: list[Chips] | None = None
 
     @model_validator(mode="after")
     def _units(self) -> Accelerator:
@@ -297,7 +351,23 @@ class Accelerator(_Strict):
             raise ValueError("node_chips must be a multiple of deployment_unit_chips")
         if "default" not in self.training_throughput_vs_reference:
             raise ValueError("training_throughput_vs_reference needs a 'default' curve")
+        counts = self.replica_chip_counts
+        if counts is not None and (not counts or any(a >= b for a, b in pairwise(counts))):
+            raise ValueError("replica_chip_counts must be a non-empty increasing list")
         return self
+
+    def replica_shapes(self) -> list[int]:
+        """The listed replica chip counts, or the ones derived for an older catalog."""
+        if self.replica_chip_counts is not None:
+            return list(self.replica_chip_counts)
+        shapes = []
+        size = self.deployment_unit_chips
+        while size <= self.node_chips:
+            shapes.append(size)
+            size *= 2
+        if shapes[-1] != self.node_chips:
+            shapes.append(self.node_chips)
+        return shapes + [self.node_chips * k for k in range(2, DERIVED_NODE_MULTIPLES + 1)]
 
 
 class PricingOption(_Strict):
@@ -316,11 +386,13 @@ class PricingOption(_Strict):
 
 
 class Family(_Strict):
-    """A model family: its architecture class and its support status per platform."""
+    """A model family: its architecture class, its support status per platform and, for a
+    mixture of experts, the active parameters of its published sizes."""
 
     model_class: ModelClass
     moe: bool = False
     support: dict[str, FamilySupport] = Field(default_factory=dict)
+    active_params: list[ActiveParams] = Field(default_factory=list)
 
 
 class MemoryModel(_Strict):
@@ -333,14 +405,31 @@ class MemoryModel(_Strict):
     usable_memory_fraction: UsableFractionRange
 
 
+class AdapterModel(_Strict):
+    """LoRA and QLoRA training: a few trainable parameters on a frozen base."""
+
+    trainable_param_fraction: ShareRange
+    lora_compute_vs_full: ShareRange
+    qlora_compute_vs_full: ShareRange
+
+
 class WorkloadModel(_Strict):
-    """Reference-accelerator throughput: how much work one reference chip-hour does."""
+    """Reference-accelerator throughput: how much work one reference chip-hour does, and how
+    online serving is sized."""
 
     training_tokens_per_reference_chip_hour: dict[str, list[ThroughputAnchor]]
     size_elasticity_outside_anchors: FixedSizeElasticity
     inference_tokens_per_s_per_reference_chip: ThroughputAnchor
     inference_anchor_precision: str
     online_peak_to_mean_ratio: PeakToMeanRange
+    # Optional so that a catalog written before them still loads; None keeps the former model:
+    # no prefill split, full utilisation, no context or adapter effects.
+    inference_prefill_tokens_per_s_per_reference_chip: ThroughputAnchor | None = None
+    online_target_utilization: UsableFractionRange | None = None
+    training_benchmark_context_tokens: FixedTokens | None = None
+    inference_benchmark_context_tokens: FixedTokens | None = None
+    attention_share_at_benchmark_context: ShareRange | None = None
+    adapters: AdapterModel | None = None
 
 
 class LatencyModel(_Strict):

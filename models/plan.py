@@ -12,7 +12,6 @@ PlanStatus = Literal["optimal", "feasible", "infeasible", "no_solution"]
 limit, or a solver failure) before finding any plan, so nothing is known either way."""
 
 
-
 class _Out(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -27,8 +26,22 @@ class OptionEvaluation(_Out):
     chips: int | None = None
     chip_hours: float | None = None
     monthly_cost_usd: float | None = None
-    ttft_ms: float | None = None
+    ttft_ms: float | None = Field(
+        default=None,
+        description="Time to first token of this deployment (ms): under its planned load for "
+        "online serving, else unloaded.",
+    )
     sizing: str | None = None
+    replica_chips: int | None = Field(
+        default=None, description="Chips one model replica uses (its parallel degree)."
+    )
+    replicas: int | None = Field(default=None, description="Replicas of the model deployed.")
+    utilization: float | None = Field(
+        default=None, description="Online serving: the share of capacity busy at peak."
+    )
+    ttft_unloaded_ms: float | None = Field(
+        default=None, description="Time to first token on an idle replica (ms)."
+    )
 
 
 class Assignment(_Out):
@@ -43,6 +56,10 @@ class Assignment(_Out):
     why: str
     options: list[OptionEvaluation]
     extra: dict[str, Any] = Field(default_factory=dict)
+    replica_chips: int | None = Field(
+        default=None, description="Chips one model replica uses (its parallel degree)."
+    )
+    replicas: int | None = Field(default=None, description="Replicas of the model deployed.")
 
 
 class Unplaced(_Out):

@@ -52,6 +52,10 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "needed_in_weeks",
     "neuron_ready",
     "pinned_accelerator",
+    "active_params_b",
+    "context_tokens",
+    "peak_to_mean",
+    "input_token_share",
 )
 KNOWN_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 NUMBER_COLUMNS: tuple[str, ...] = (
@@ -59,6 +63,10 @@ NUMBER_COLUMNS: tuple[str, ...] = (
     *VOLUME_COLUMNS,
     "ttft_slo_ms",
     "needed_in_weeks",
+    "active_params_b",
+    "context_tokens",
+    "peak_to_mean",
+    "input_token_share",
 )
 
 
@@ -86,10 +94,34 @@ BOUNDS: dict[str, Bound] = {
         "ttft_slo_ms", minimum=0, minimum_open=True, maximum=3_600_000, why="an hour"
     ),
     "needed_in_weeks": Bound("needed_in_weeks", minimum=0, maximum=520, why="ten years"),
+    "active_params_b": Bound(
+        "active_params_b",
+        minimum=0,
+        minimum_open=True,
+        maximum=100_000,
+        why="as params_b; at most params_b itself",
+    ),
+    "context_tokens": Bound(
+        "context_tokens",
+        minimum=0,
+        minimum_open=True,
+        maximum=10_000_000,
+        why="ten million tokens, beyond any model's context window in 2026",
+    ),
+    "peak_to_mean": Bound(
+        "peak_to_mean",
+        minimum=1,
+        maximum=100,
+        why="peak traffic is at least the mean; a hundredfold peak is a spike, not a load",
+    ),
+    "input_token_share": Bound(
+        "input_token_share", minimum=0, maximum=1, why="a share of the month's tokens"
+    ),
 }
 """Every number column's accepted range; the upper bounds reflect physics and money with a wide
 margin: a value beyond one is a typo or a unit mistake, never a real workload (docs/inputs.md,
 "Columns")."""
+
 
 def _a_number(bound: Bound) -> str:
     return f"a number {bound.words}"
@@ -123,6 +155,10 @@ EXPECTED: dict[str, str] = {
     "needed_in_weeks": _a_number(BOUNDS["needed_in_weeks"]) + ", or empty",
     "neuron_ready": "true or false (or yes/no, 1/0; empty means false)",
     "pinned_accelerator": "an accelerator name, or empty",
+    "active_params_b": _a_number(BOUNDS["active_params_b"]) + ", or empty",
+    "context_tokens": _a_number(BOUNDS["context_tokens"]) + ", or empty",
+    "peak_to_mean": _a_number(BOUNDS["peak_to_mean"]) + ", or empty",
+    "input_token_share": _a_number(BOUNDS["input_token_share"]) + ", or empty",
 }
 """What each column expects, in the words a planner reads after "expected"."""
 
@@ -299,11 +335,30 @@ def _combination_errors(data: dict[str, Any]) -> list[InitErrorDetails]:
             "a number >= 0 here or in h100_gpu_hours (exactly one of the two is needed)",
         )
     kind = data.get("kind")
-    if isinstance(kind, str) and kind.strip().lower() == "training":
-        for field in ("serving", "ttft_slo_ms"):
+    training = isinstance(kind, str) and kind.strip().lower() == "training"
+    if training:
+        for field in ("serving", "ttft_slo_ms", "input_token_share"):
             if not is_blank(data.get(field)):
                 add(field, f"empty for training ({field} applies to inference only)")
+    serving = data.get("serving")
+    batch = isinstance(serving, str) and serving.strip().lower() == "batch"
+    if (training or batch) and not is_blank(data.get("peak_to_mean")):
+        add("peak_to_mean", "empty except for online inference (its traffic's peak over mean)")
+    active, total = _as_number(data.get("active_params_b")), _as_number(data.get("params_b"))
+    if active is not None and total is not None and active > total:
+        add("active_params_b", "at most params_b (the active parameters are part of the total)")
     return errors
+
+
+def _as_number(value: object) -> float | None:
+    """A cell's number for a cross-column rule, or None where the cell's own rule will speak."""
+    if isinstance(value, str):
+        number = _float_or_nan(value)
+    elif _is_number(value):
+        number = _as_float(value)
+    else:
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _as_init_details(error: Any) -> InitErrorDetails:
@@ -334,9 +389,7 @@ class Workload(BaseModel):
     id: Annotated[str, BeforeValidator(_id)]
     kind: Annotated[Kind, BeforeValidator(_choice("kind", KINDS, required=True))]
     model_family: Annotated[str, BeforeValidator(_name("model_family", required=True))]
-    params_b: Annotated[
-        float, BeforeValidator(_number("params_b", required=True))
-    ]
+    params_b: Annotated[float, BeforeValidator(_number("params_b", required=True))]
     precision: Annotated[
         Precision, BeforeValidator(_choice("precision", PRECISIONS, default="bf16"))
     ] = "bf16"
@@ -365,6 +418,18 @@ class Workload(BaseModel):
     neuron_ready: Annotated[bool, BeforeValidator(_bool)] = False
     pinned_accelerator: Annotated[
         str | None, BeforeValidator(_name("pinned_accelerator", required=False))
+    ] = None
+    active_params_b: Annotated[
+        float | None, BeforeValidator(_number("active_params_b", required=False))
+    ] = None
+    context_tokens: Annotated[
+        float | None, BeforeValidator(_number("context_tokens", required=False))
+    ] = None
+    peak_to_mean: Annotated[
+        float | None, BeforeValidator(_number("peak_to_mean", required=False))
+    ] = None
+    input_token_share: Annotated[
+        float | None, BeforeValidator(_number("input_token_share", required=False))
     ] = None
 
     @field_validator("serving", mode="after")

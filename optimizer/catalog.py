@@ -493,6 +493,13 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
         if isinstance(node, dict) and "params_b" in node and "figure" in node:
             walk(node["figure"], f"{path}@{node['params_b']:g}B")
             return
+        if isinstance(node, dict) and "active_params_b" in node and "source" in node:
+            point = node["active_params_b"]
+            at = f"{path}@{node['params_b']:g}B"
+            records.append(
+                {"path": at, "low": point, "point": point, "high": point, "source": node["source"]}
+            )
+            return
         if isinstance(node, dict):
             for key, value in node.items():
                 walk(value, f"{path}.{key}" if path else str(key))

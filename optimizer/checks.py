@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from placement.models.catalog import Catalog
-from placement.models.plan import Plan
+from placement.models.plan import OptionEvaluation, Plan
 
 TOLERANCE_USD = 0.05  # plan figures are rounded to cents
 RELATIVE = 1e-6
@@ -20,6 +20,39 @@ RELATIVE = 1e-6
 
 def _close(a: float, b: float, tol: float = TOLERANCE_USD) -> bool:
     return abs(a - b) <= max(tol, RELATIVE * max(abs(a), abs(b)))
+
+
+def _memory_need(w: pd.Series, catalog: Catalog) -> float:
+    """GB one replica must hold: weights (+ KV) to serve; weights, gradients, optimizer state
+    and activations to train, or for LoRA/QLoRA the frozen base plus the adapters' state."""
+    mem = catalog.memory
+    b = mem.bytes_per_param[str(w["precision"])]
+    params = float(w["params_b"])
+    if w["kind"] != "training":
+        return params * b * (1 + mem.inference_overhead_fraction.value)
+    optimizer = mem.training_optimizer_bytes_per_param.value
+    activations = 1 + mem.training_activation_overhead_fraction.value
+    features = set(str(w["features"]).split(";")) if w["features"] else set()
+    adapters = catalog.workload_model.adapters
+    if adapters is not None and features & {"lora", "lora_multi_rank", "qlora"}:
+        state = 2 * mem.bytes_per_param["bf16"] + optimizer
+        trainable = params * adapters.trainable_param_fraction.value
+        return (params * b + trainable * state) * activations
+    return params * (2 * b + optimizer) * activations
+
+
+def _load_problems(where: str, option: OptionEvaluation, target: float) -> list[str]:
+    """Online serving: at or below the target utilisation at peak, and the TTFT under that load
+    (M/D/1: unloaded x (1 + u / (2 (1 - u)))) is the one reported."""
+    u = option.utilization
+    if u is None or u > target + 1e-4:
+        return [f"load: {where}: utilisation {u} at peak is above the {target:.0%} target"]
+    if option.ttft_unloaded_ms is None or option.ttft_ms is None:
+        return []
+    loaded = option.ttft_unloaded_ms * (1 + u / (2 * (1 - u)))
+    if abs(loaded - option.ttft_ms) > 0.02 + 1e-3 * loaded:
+        return [f"load: {where}: TTFT {option.ttft_ms} ms is not the loaded {loaded:.2f} ms"]
+    return []
 
 
 def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[str]:
@@ -34,6 +67,8 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     if len(set(placed)) != len(placed):
         problems.append("assignment: a workload is assigned more than once")
     mem = catalog.memory
+    target_range = catalog.workload_model.online_target_utilization
+    target = target_range.value if target_range is not None else None
     months = catalog.economics.amortization_months.value
     hours = catalog.economics.hours_per_month.value
     ported = {(p.family, p.platform) for p in plan.ported_families}
@@ -51,28 +86,33 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         where = f"{a.workload_id} on {a.accelerator} {a.pricing}"
         if option is None or not option.feasible:
             problems.append(f"domain: {where} is not a feasible evaluated option")
-        # Memory fit, recomputed from the catalog's memory model.
-        b = mem.bytes_per_param[str(w["precision"])]
-        if w["kind"] == "training":
-            need = (
-                w["params_b"]
-                * (2 * b + mem.training_optimizer_bytes_per_param.value)
-                * (1 + mem.training_activation_overhead_fraction.value)
-            )
-        else:
-            need = w["params_b"] * b * (1 + mem.inference_overhead_fraction.value)
-        have = a.chips * acc.memory_gb_per_chip.value * mem.usable_memory_fraction.value
+        # Memory fit: one replica holds the model (the catalog's memory model, recomputed).
+        need = _memory_need(w, catalog)
+        replica = a.replica_chips or a.chips
+        replicas = a.replicas or 1
+        have = replica * acc.memory_gb_per_chip.value * mem.usable_memory_fraction.value
         if have + 1e-6 < need:
             problems.append(
-                f"memory fit: {where}: {a.chips} chips hold {have:.0f} GB < {need:.0f} GB"
+                f"memory fit: {where}: a replica of {replica} chips holds {have:.0f} GB "
+                f"< {need:.0f} GB"
             )
-        if a.chips % acc.deployment_unit_chips:
-            problems.append(f"memory fit: {where}: {a.chips} chips is not whole deployment units")
-        # Latency.
+        shapes = acc.replica_shapes()
+        if replica not in shapes and replica % shapes[-1]:
+            problems.append(f"shape: {where}: {replica} chips is not a valid replica size")
+        unit = acc.deployment_unit_chips
+        if a.chips != math.ceil(replicas * replica / unit) * unit:
+            problems.append(
+                f"shape: {where}: {a.chips} chips are not {replicas} replicas of {replica} "
+                f"in whole {unit}-chip units"
+            )
+        # Latency, under the planned load for online serving.
         slo = w["ttft_slo_ms"]
         slo_set = w["kind"] == "inference" and not pd.isna(slo)
         if slo_set and (option is None or option.ttft_ms is None or option.ttft_ms > slo + 1e-6):
             problems.append(f"latency: {where}: TTFT above the {slo} ms SLO")
+        online = w["kind"] == "inference" and w["serving"] == "online"
+        if online and target is not None and option is not None:
+            problems += _load_problems(where, option, target)
         # Features.
         for feature in str(w["features"]).split(";") if w["features"] else []:
             rule = platform.features.get(feature)

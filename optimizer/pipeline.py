@@ -174,8 +174,12 @@ def assemble_plan(
                 chips=int(o["chips"]),
                 chip_hours=round(float(o["chip_hours"]), 3),
                 monthly_cost_usd=round(float(o["monthly_cost_usd"]), 2),
-                ttft_ms=None if pd.isna(o["ttft_ms"]) else round(float(o["ttft_ms"]), 2),
+                ttft_ms=_rounded(o["ttft_ms"]),
                 sizing=o["sizing"],
+                replica_chips=int(o["replica_chips"]),
+                replicas=int(o["replicas"]),
+                utilization=_rounded(o["utilization"], 4),
+                ttft_unloaded_ms=_rounded(o["ttft_unloaded_ms"]),
             )
             for o in group
         ]
@@ -215,6 +219,8 @@ def assemble_plan(
                     why=why_for(row, by_workload[w], context),
                     options=evaluations[w],
                     extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
+                    replica_chips=int(row["replica_chips"]),
+                    replicas=int(row["replicas"]),
                 )
             )
         for r in solution.reserved.itertuples():
@@ -304,6 +310,11 @@ def _message(result: SolveResult) -> str:
     if result.status is SolveStatus.ERROR:
         return f"the solver failed: {result.termination}"
     return ""
+
+
+def _rounded(value: Any, digits: int = 2) -> float | None:
+    """A float for the plan JSON, None where the estimate has none (NaN)."""
+    return None if pd.isna(value) else round(float(value), digits)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from rich.console import Console
 
 from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
-from placement.estimating import estimate
+from placement.estimating import estimate, one_chip_ttft_ms
 from placement.models.catalog import Catalog
 from placement.output import OutputError, write_files
 from placement.reading import inventory_from_records
@@ -246,12 +246,13 @@ def latency_checks(catalog: Catalog, figures: dict[str, Any]) -> list[ReferenceC
     """7B TTFT: H100; Trainium2 cold and warm before graph caching; the ratio after it."""
     section = figures["latency"]
     tol = figures["tolerance"]
-    wid = section["workloads"][0]["id"]
     data = catalog.model_dump(mode="json")
 
     def ttft(accelerator: str, overrides: list[str]) -> float:
+        """The document quotes single-chip latency: a one-chip replica, unloaded."""
         cat = Catalog.model_validate(apply_overrides(data, overrides))
-        return _one(_options(section["workloads"], cat, "latency"), wid, accelerator, "ttft_ms")
+        inventory = inventory_from_records(section["workloads"], "latency", list(cat.accelerators))
+        return float(one_chip_ttft_ms(inventory.workloads, cat, accelerator)[0])
 
     platform = catalog.accelerators["trn2"].platform
     old_sdk = [f"platforms.{platform}.sdk_version={section['sdk_before_graph_caching']}"]
@@ -326,6 +327,13 @@ DOCUMENT_COLUMNS = {
 }
 
 
+THROUGHPUT_PRICING = (
+    "workload_model.online_peak_to_mean_ratio=1",
+    "workload_model.online_target_utilization=1",
+)
+"""How the document's cost table prices inference: mean traffic, every chip busy."""
+
+
 def cost_table_checks(catalog: Catalog, figures: dict[str, Any]) -> list[ReferenceCheck]:
     """Each pure row of the monthly cost table: its three columns and its best option.
 
@@ -335,8 +343,13 @@ def cost_table_checks(catalog: Catalog, figures: dict[str, Any]) -> list[Referen
     """
     tol = figures["cost_table_tolerance"]
     checks: list[ReferenceCheck] = []
+    # The document prices tokens at throughput: mean traffic at full load. The tool sizes
+    # online serving for its peak at a target utilisation (docs/assumptions.md).
+    at_throughput = Catalog.model_validate(
+        apply_overrides(catalog.model_dump(mode="json"), THROUGHPUT_PRICING)
+    )
     for row in figures["cost_table"]["rows"]:
-        options = _options(row["workloads"], catalog, row["name"])
+        options = _options(row["workloads"], at_throughput, row["name"])
         costs = {col: _cost(options, *key) for col, key in DOCUMENT_COLUMNS.items()}
         for col, key in (
             ("trn2", "trn2_usd"),

@@ -30,9 +30,11 @@ def _fix(node: dict[str, Any], value: float) -> None:
 def simple_catalog_dict() -> dict[str, Any]:
     """Round numbers so optima can be computed by hand.
 
-    100 h/month, 1-month amortization; H100 $2/chip-h, reserved unit 1 chip; Trainium2 $1/chip-h,
-    4-chip units, same speed as H100; reserved 50% off, fully usable; no memory overheads; porting
-    2 weeks x $100; neuron migration $500 with 10 weeks lead; support lag 4 weeks.
+    100 h/month, 1-month amortization; H100 $2/chip-h, reserved unit 1 chip, replicas of 1, 2,
+    4, 8 chips then whole nodes; Trainium2 $1/chip-h, 4-chip units, replicas of 1 or 4 chips then
+    multiples of 4, same speed as H100; reserved 50% off, fully usable; no memory overheads; porting
+    2 weeks x $100; neuron migration $500 with 10 weeks lead; support lag 4 weeks; online
+    serving at mean traffic and full load (no queueing).
     """
     data = default_catalog_dict()
     econ = data["economics"]
@@ -49,13 +51,21 @@ def simple_catalog_dict() -> dict[str, Any]:
     h100 = data["accelerators"]["h100"]
     _fix(h100["on_demand_usd_per_chip_hour"], 2)
     h100["reservation_unit_chips"] = 1
+    h100["replica_chip_counts"] = [1, 2, 4, 8]  # then whole 8-GPU nodes
     trn2 = data["accelerators"]["trn2"]
     _fix(trn2["on_demand_usd_per_chip_hour"], 1)
+    trn2["replica_chip_counts"] = [1, 4]  # then multiples of 4
     for curve in trn2["training_throughput_vs_reference"].values():
         for anchor in curve:
             _fix(anchor["figure"], 1)
     _fix(trn2["inference_throughput_vs_reference"], 1)
     _fix(trn2["inference_serving_efficiency"], 1)
+    # Serving as the hand computations assume it: mean traffic at full load, no queueing.
+    workload_model = data["workload_model"]
+    _fix(workload_model["online_peak_to_mean_ratio"], 1)
+    del workload_model["online_target_utilization"]
+    # A replica of s chips divides TTFT by s, with no loss of efficiency.
+    _fix(data["latency"]["tensor_parallel_exponent"], 1)
     neuron = data["platforms"]["neuron"]
     _fix(neuron["porting_weeks_per_family"], 2)
     _fix(neuron["support_lag_weeks"], 4)

@@ -158,14 +158,15 @@ class TestThirdAcceleratorAndTerm:
             for p in ("on_demand", "reserved_1yr", "reserved_3yr")
         }
         chips = {o.accelerator: o.chips for o in result.plan.assignments[0].options}
-        # Trainium2: 12 chips hold it, but its traffic (1,620 H100-hours of work at 0.09 of
-        # H100 speed per chip) needs 3 replicas of 12.
-        assert chips == {"h100": 7, "h200": 4, "trn2": 36}
+        # H100: 7 chips hold it -> an 8-GPU replica; the H200 (no listed shapes) 4. Trainium2:
+        # 9 chips hold it -> 16-chip replicas; its traffic, 1,620 H100-hours of work at 0.09 of
+        # H100 speed per chip, x 1.5 at peak, at 70% target load, needs 4 of them.
+        assert chips == {"h100": 8, "h200": 4, "trn2": 64}
 
     def test_plan_uses_the_h200_on_three_year_terms_without_porting(self) -> None:
         catalog = make_catalog(default_catalog_dict(), add_h200_and_three_year_term)
         result = run_plan(self.ROWS, catalog, EXACT)
-        # H200: 4 chips x 730 h x $5 x 0.4 = $5,840 vs H100 7 x 730 x $4 x 0.4 = $8,176;
+        # H200: 4 chips x 730 h x $5 x 0.4 = $5,840 vs H100 8 x 730 x $4 x 0.4 = $9,344;
         # training: 3000 / 1.5 = 2000 h at $2 = $4,000 vs H100 3000 h at $1.6 = $4,800.
         assert placement_of(result) == {
             "big-chat": ("h200", "reserved_3yr"),

@@ -91,6 +91,9 @@ def test_seven_billion_fp16_fits_one_trainium2_for_inference_not_training() -> N
 
 def test_hybrid_at_scale_trains_on_trainium2_and_serves_latency_sensitive_on_h100() -> None:
     # "run training workloads on Trainium2 ... while keeping inference on H100."
+    # Per served token a Trainium2 chip gives 0.106 x 0.85 of an H100 at about a tenth of the
+    # price, so H100 serves about 14% cheaper once the serving fleet spans several reserved
+    # units; a fleet of a few chips can instead ride along on the training reservation.
     rows = [
         {
             "id": "pretrain",
@@ -111,7 +114,7 @@ def test_hybrid_at_scale_trains_on_trainium2_and_serves_latency_sensitive_on_h10
             "kind": "inference",
             "model_family": "llama",
             "params_b": 8,
-            "monthly_tokens_b": 30,
+            "monthly_tokens_b": 90,
             "serving": "online",
             "ttft_slo_ms": 25,
         },
@@ -121,7 +124,7 @@ def test_hybrid_at_scale_trains_on_trainium2_and_serves_latency_sensitive_on_h10
             "model_family": "llama",
             "params_b": 70,
             "precision": "fp8",
-            "monthly_tokens_b": 20,
+            "monthly_tokens_b": 60,
             "serving": "online",
             "ttft_slo_ms": 120,
         },

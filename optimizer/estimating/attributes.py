@@ -1,12 +1,35 @@
-"""Per-workload figures that do not depend on the accelerator: memory need, model class, MoE,
-and the work in reference-accelerator chip-hours."""
+"""Per-workload figures that do not depend on the accelerator.
+
+For workload j (P its parameters in billions, P_a the active ones, b the bytes per parameter of
+its precision; figures at the catalog's points):
+
+* active parameters ``P_a``: the ``active_params_b`` column, else the family's published ratio
+  at the nearest listed size (``families.<f>.active_params``), else ``P``. Compute, decode
+  throughput and TTFT scale with ``P_a``; memory with ``P``.
+* memory need (GB): inference ``P b (1 + kv)``; full training ``P (2b + opt)(1 + act)``;
+  adapter training (``lora``, ``lora_multi_rank``, ``qlora``) the frozen base plus the adapters
+  with their gradients and optimizer state, ``(P b + f P (2 b_bf16 + opt))(1 + act)``;
+* work ``W_j`` in reference-accelerator chip-hours: the measured ``h100_gpu_hours``, or
+  - training: tokens / the class curve's tokens per chip-hour at ``P_a``, times the adapters'
+    compute share of a full fine-tune;
+  - inference: output tokens / decode tokens per chip-hour, decode being memory-bound
+    (``decode(70B int4) * bytes(70B int4) / (P_a b)``), plus input tokens / prefill tokens per
+    chip-hour, prefill being compute-bound (``prefill(70B) * 70 / P_a``). Without
+    ``input_token_share`` every token is priced at decode, as the reference's figures are;
+* context ``L``: the ``context_tokens`` column, else the benchmark context of its kind.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from placement.models.catalog import Catalog, ThroughputAnchor
+from placement.models.catalog import Catalog, Family, ThroughputAnchor
+
+ADAPTER_FEATURES = ("lora", "lora_multi_rank", "qlora")
+ADAPTER_STATE_PRECISION = "bf16"
+"""Adapters train in bf16 (with fp32 optimizer state), whatever the frozen base's precision."""
+SECONDS_PER_HOUR = 3600.0
 
 
 def _interp_log(
@@ -41,12 +64,85 @@ def by_class(
     return out
 
 
-def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
-    """Per-workload figures that do not depend on the accelerator.
+def _active_ratio(family: Family, params: np.ndarray) -> np.ndarray:
+    """The share of parameters active per token: the published ratio nearest in log size."""
+    if not family.moe or not family.active_params:
+        return np.ones(len(params))
+    sizes = np.log([a.params_b for a in family.active_params])
+    ratios = np.array([a.active_params_b / a.params_b for a in family.active_params])
+    nearest = np.abs(np.log(params)[:, None] - sizes[None, :]).argmin(axis=1)
+    return np.asarray(ratios[nearest])
 
-    Returns memory need (GB), model class, MoE flag and the work in reference chip-hours.
-    """
+
+def active_params(workloads: pd.DataFrame, catalog: Catalog) -> pd.Series:
+    """``P_a`` per workload (see the module's description)."""
+    params = workloads["params_b"].astype(float)
+    ratio = np.ones(len(workloads))
+    families = workloads["model_family"]
+    for name, idx in families.groupby(families, sort=False).groups.items():
+        pos = families.index.get_indexer(idx)
+        ratio[pos] = _active_ratio(catalog.family(str(name)), params.to_numpy()[pos])
+    given = workloads["active_params_b"].astype(float)
+    return given.fillna(params * ratio)
+
+
+def _adapter_compute_share(workloads: pd.DataFrame, catalog: Catalog) -> np.ndarray:
+    """The compute of an adapter fine-tune as a share of a full fine-tune (1 without one)."""
+    adapters = catalog.workload_model.adapters
+    if adapters is None:
+        return np.ones(len(workloads))
+    lora = workloads["needs_lora"] | workloads["needs_lora_multi_rank"]
+    return np.where(
+        workloads["needs_qlora"],
+        adapters.qlora_compute_vs_full.value,
+        np.where(lora, adapters.lora_compute_vs_full.value, 1.0),
+    )
+
+
+def _memory_gb(workloads: pd.DataFrame, catalog: Catalog, adapter: pd.Series) -> np.ndarray:
     mem = catalog.memory
+    params = workloads["params_b"].astype(float)
+    bytes_pp = workloads["precision"].map(mem.bytes_per_param).astype(float)
+    optimizer = mem.training_optimizer_bytes_per_param.value
+    activations = 1 + mem.training_activation_overhead_fraction.value
+    inference_gb = params * bytes_pp * (1 + mem.inference_overhead_fraction.value)
+    full_gb = params * (2 * bytes_pp + optimizer) * activations
+    adapters = catalog.workload_model.adapters
+    if adapters is None:
+        adapter_gb = full_gb
+    else:
+        state = 2 * mem.bytes_per_param[ADAPTER_STATE_PRECISION] + optimizer
+        trainable = params * adapters.trainable_param_fraction.value
+        adapter_gb = (params * bytes_pp + trainable * state) * activations
+    training_gb = np.where(adapter, adapter_gb, full_gb)
+    return np.asarray(np.where(workloads["kind"].eq("training"), training_gb, inference_gb))
+
+
+def _inference_rates(
+    workloads: pd.DataFrame, catalog: Catalog, active: pd.Series
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Decode and prefill tokens per reference chip-hour (prefill None if not in the catalog)."""
+    wm = catalog.workload_model
+    mem = catalog.memory
+    bytes_pp = workloads["precision"].map(mem.bytes_per_param).astype(float)
+    anchor = wm.inference_tokens_per_s_per_reference_chip
+    anchor_bytes = anchor.params_b * mem.bytes_per_param[wm.inference_anchor_precision]
+    # Decoding is memory-bandwidth bound: tokens/s scale inversely with the bytes read per token.
+    decode = anchor.figure.value * anchor_bytes / (active * bytes_pp) * SECONDS_PER_HOUR
+    prefill_anchor = wm.inference_prefill_tokens_per_s_per_reference_chip
+    if prefill_anchor is None:
+        return decode.to_numpy(), None
+    # Prefill is compute-bound: tokens/s scale inversely with the active parameters.
+    prefill = prefill_anchor.figure.value * prefill_anchor.params_b / active * SECONDS_PER_HOUR
+    return decode.to_numpy(), prefill.to_numpy()
+
+
+def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
+    """Per-workload figures that do not depend on the accelerator (see the module's text).
+
+    Returns the model class, MoE and adapter flags, total and active parameters, memory need
+    (GB), the work in reference chip-hours and the context relative to the benchmark's.
+    """
     wm = catalog.workload_model
     families = workloads["model_family"]
     family_table = pd.DataFrame(
@@ -57,37 +153,51 @@ def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFra
     ).T
     model_class = families.map(family_table["model_class"]).astype(str)
     moe = families.map(family_table["moe"]).astype(bool) | workloads["needs_moe"]
-    bytes_pp = workloads["precision"].map(mem.bytes_per_param).astype(float)
-    params = workloads["params_b"].astype(float)
     training = workloads["kind"].eq("training")
-
-    inference_gb = params * bytes_pp * (1 + mem.inference_overhead_fraction.value)
-    training_gb = (
-        params
-        * (2 * bytes_pp + mem.training_optimizer_bytes_per_param.value)
-        * (1 + mem.training_activation_overhead_fraction.value)
-    )
-    memory_gb = np.where(training, training_gb, inference_gb)
+    adapter = training & workloads[[f"needs_{f}" for f in ADAPTER_FEATURES]].any(axis=1)
+    active = active_params(workloads, catalog)
 
     train_rate = by_class(
         wm.training_tokens_per_reference_chip_hour,
         model_class,
-        params,
+        active,
         wm.size_elasticity_outside_anchors.value,
     )
-    anchor = wm.inference_tokens_per_s_per_reference_chip
-    anchor_bytes = anchor.params_b * mem.bytes_per_param[wm.inference_anchor_precision]
-    # Decoding is memory-bandwidth bound: tokens/s scale inversely with the bytes of weights read.
-    infer_rate = anchor.figure.value * anchor_bytes / (params * bytes_pp) * 3600.0
-    tokens = workloads["monthly_tokens_b"].astype(float) * 1e9
-    rate = np.where(training, train_rate, infer_rate)
-    reference_chip_hours = workloads["h100_gpu_hours"].astype(float).fillna(tokens / rate)
+    decode, prefill = _inference_rates(workloads, catalog, active)
+    tokens = workloads["monthly_tokens_b"].astype(float).to_numpy() * 1e9
+    share = workloads["input_token_share"].astype(float).fillna(0.0).to_numpy()
+    if prefill is None:
+        inference_work = tokens / decode
+    else:
+        inference_work = tokens * (1 - share) / decode + tokens * share / prefill
+    training_work = tokens / train_rate * _adapter_compute_share(workloads, catalog)
+    from_tokens = np.where(training, training_work, inference_work)
+    reference_chip_hours = (
+        workloads["h100_gpu_hours"]
+        .astype(float)
+        .fillna(pd.Series(from_tokens, index=workloads.index))
+    )
+
     return pd.DataFrame(
         {
             "model_class": model_class,
             "moe": moe,
-            "memory_gb": memory_gb,
+            "adapter": adapter,
+            "active_params_b": active,
+            "memory_gb": _memory_gb(workloads, catalog, adapter),
             "reference_chip_hours": reference_chip_hours,
+            "context_ratio": _context_ratio(workloads, catalog, training),
         },
         index=workloads.index,
     )
+
+
+def _context_ratio(workloads: pd.DataFrame, catalog: Catalog, training: pd.Series) -> pd.Series:
+    """``L / L_0``: the workload's context over the benchmark context of its kind (1 where it
+    gives none, or where the catalog records no benchmark context)."""
+    wm = catalog.workload_model
+    train_l0, infer_l0 = wm.training_benchmark_context_tokens, wm.inference_benchmark_context_tokens
+    if train_l0 is None or infer_l0 is None:
+        return pd.Series(1.0, index=workloads.index)
+    benchmark = np.where(training, train_l0.value, infer_l0.value)
+    return (workloads["context_tokens"].astype(float) / benchmark).fillna(1.0)

@@ -4,26 +4,24 @@ This is the only place that turns workloads and the catalog into numbers. The mo
 the ``options`` frame alone, and explanations read the same frame, so what the solver optimised and
 what the plan explains cannot disagree.
 
-For workload j on accelerator a (all figures at the catalog's point estimates):
+For workload j on accelerator a (all figures at the catalog's point estimates), from the
+per-workload attributes (``attributes``: memory need, active parameters, work ``W_j`` in
+reference chip-hours, context):
 
-* memory need (GB): inference ``P * b(prec) * (1 + kv)``; training
-  ``P * (2 b(prec) + optimizer) * (1 + act)``, with P in billions of parameters;
-* fit chips ``ceil(need / (mem_a * usable))``; deployment chips: fit chips rounded up to the
-  deployment unit, and to whole nodes beyond one node;
-* work W_j in reference-accelerator chip-hours: the measured ``h100_gpu_hours``, or tokens divided
-  by the reference throughput at the model's class and size;
+* fit chips ``ceil(need / (mem_a * usable))``;
 * speed ``s_ja``: training or inference throughput relative to the reference accelerator, times the
-  serving efficiency (inference), times the throughput factor of every feature the platform runs
-  slower; chip-hours ``W_j / s_ja``; online inference instead keeps enough whole deployments up all
-  month: ``chips = d * max(1, ceil(W_j * peak / (H * d * s_ja)))``, ``chip_hours = chips * H``;
-* TTFT ``ttft7b_a * (P / 7)^e / fit^t / factor`` (inference only);
+  serving efficiency (inference), times the factor of every feature the platform runs slower
+  (``features``; a missing attention kernel only beyond the benchmark context); work on ``a``:
+  ``W_j / s_ja`` chip-hours;
+* the deployment shape (``shapes``): replicas of a valid replica size that hold the model, the
+  cheapest that meets the SLO (under load, for online serving: ``latency``);
 * porting readiness: weeks until the family runs on the platform (support lag + porting + migration
   lead if the platform is not adopted yet).
 
-An option is infeasible when memory cannot be met within the catalog, a feature is unsupported,
-TTFT misses the SLO, the family is not ready by ``needed_in_weeks``, a pin excludes it, or it
-would keep more chips busy all month (``chip_hours / H``) than
-``economics.max_busy_chips_per_workload``; each infeasible option carries a sentence saying why.
+An option is infeasible when a feature is unsupported, no shape meets the TTFT SLO, the family is
+not ready by ``needed_in_weeks``, a pin excludes it, or it would keep more chips busy all month
+(``chip_hours / H``) than ``economics.max_busy_chips_per_workload``; each infeasible option
+carries a sentence saying why.
 """
 
 from __future__ import annotations
@@ -35,7 +33,8 @@ import pandas as pd
 
 from placement.estimating.attributes import by_class, workload_attributes
 from placement.estimating.features import feature_effects
-from placement.estimating.latency import ttft_7b_ms
+from placement.estimating.latency import ttft_per_chip_power
+from placement.estimating.shapes import ShapeChoice, ShapeInputs, choose_shapes
 from placement.models.catalog import Catalog
 
 OPTION_COLUMNS: tuple[str, ...] = (
@@ -60,6 +59,10 @@ OPTION_COLUMNS: tuple[str, ...] = (
     "memory_gb",
     "fit_chips",
     "sizing",
+    "replica_chips",
+    "replicas",
+    "utilization",
+    "ttft_unloaded_ms",
 )
 
 
@@ -82,50 +85,61 @@ def _fmt(values: pd.Series | np.ndarray, digits: int = 0) -> pd.Series:
     return series.round(digits).astype(str)
 
 
+def _replica_words(replicas: pd.Series, size: pd.Series, name: str, node: int) -> pd.Series:
+    """``2 replicas of 8 h100 (tensor-parallel 8)``; beyond a node, pipeline stages too."""
+    count = replicas.astype(str) + np.where(replicas.eq(1), " replica of ", " replicas of ")
+    tp = size.clip(upper=node)
+    stages = (size // node).clip(lower=1)
+    parallel = pd.Series(
+        np.where(
+            size > node,
+            "tensor-parallel " + tp.astype(str) + " x " + stages.astype(str) + " pipeline stages",
+            "tensor-parallel " + size.astype(str),
+        ),
+        index=size.index,
+    )
+    return count + size.astype(str) + f" {name} (" + parallel + ")"
+
+
 def _sizing(
     memory_gb: pd.Series,
     fit_chips: np.ndarray,
-    deploy: np.ndarray,
-    replicas: np.ndarray,
+    choice: ShapeChoice,
     online: pd.Series,
+    name: str,
     chip_gb: float,
     usable_gb: float,
     unit: int,
     node: int,
+    target: float | None,
 ) -> pd.Series:
-    """The memory-fit sentence, e.g. "needs 812 GB: 15 chips of 64 GB (57.6 usable), rounded to
-    16 for 4-chip deployments"."""
+    """The sizing sentence, e.g. "needs 168 GB: 3 chips of 80 GB (72 usable); 2 replicas of 8
+    h100 (tensor-parallel 8), at 61% of capacity at peak (target 70%)"."""
     index = memory_gb.index
-    fit = pd.Series(fit_chips, index=index)
-    deployed = pd.Series(deploy, index=index)
+    replicas = pd.Series(choice.replicas, index=index)
+    size = pd.Series(choice.replica_chips, index=index)
+    billed = pd.Series(choice.chips, index=index)
     text = (
         "needs "
         + _fmt(memory_gb.to_numpy()).set_axis(index)
         + " GB: "
-        + fit.astype(str)
-        + f" chips of {chip_gb:g} GB ({usable_gb:g} usable)"
+        + pd.Series(fit_chips, index=index).astype(str)
+        + f" chips of {chip_gb:g} GB ({usable_gb:g} usable); "
+        + _replica_words(replicas, size, name, node)
     )
-    rounded = deployed.ne(fit)
-    whole_nodes = (deployed > node) & (node != unit)
+    rounded = billed.ne(replicas * size)
     text = text.where(
-        ~rounded,
-        text
-        + ", rounded to "
-        + deployed.astype(str)
-        + (
-            pd.Series(f" for {unit}-chip instances" if unit > 1 else "", index=index).where(
-                ~whole_nodes, f" for whole {node}-chip nodes"
-            )
-        ),
+        ~rounded, text + ", billed as " + billed.astype(str) + f" chips ({unit}-chip instances)"
     )
-    many = online & (pd.Series(replicas, index=index) > 1)
-    return text.where(
-        ~many,
-        text
-        + ", x "
-        + pd.Series(replicas, index=index).astype("int64").astype(str)
-        + " replicas for the traffic",
+    utilization = pd.Series(choice.utilization, index=index)
+    loaded = online & utilization.notna()
+    at = (
+        ", at "
+        + (utilization * 100).round(0).astype("Int64").astype(str)
+        + "% of capacity at peak"
+        + (f" (target {target:.0%})" if target is not None else "")
     )
+    return text.where(~loaded, text + at)
 
 
 def accelerator_estimates(
@@ -135,21 +149,19 @@ def accelerator_estimates(
     acc = catalog.accelerators[accelerator]
     platform = catalog.platforms[acc.platform]
     econ = catalog.economics
+    wm = catalog.workload_model
     hours = econ.hours_per_month.value
-    params = workloads["params_b"].astype(float)
     inference = workloads["kind"].eq("inference")
     online = inference & workloads["serving"].eq("online")
 
     usable_gb = acc.memory_gb_per_chip.value * catalog.memory.usable_memory_fraction.value
     fit_chips = np.maximum(1, np.ceil(attrs["memory_gb"] / usable_gb - 1e-9)).astype("int64")
-    unit = acc.deployment_unit_chips
-    node = acc.node_chips
-    deploy = np.ceil(fit_chips / unit).astype("int64") * unit
-    deploy = np.where(deploy > node, np.ceil(deploy / node).astype("int64") * node, deploy)
 
-    factor, unsupported = feature_effects(workloads, attrs["moe"], catalog, acc.platform)
+    factor, unsupported = feature_effects(
+        workloads, attrs["moe"], catalog, acc.platform, attrs["context_ratio"]
+    )
     train_speed = by_class(
-        acc.training_throughput_vs_reference, attrs["model_class"], params, None
+        acc.training_throughput_vs_reference, attrs["model_class"], attrs["active_params_b"], None
     )
     infer_speed = (
         acc.inference_throughput_vs_reference.value * acc.inference_serving_efficiency.value
@@ -157,31 +169,46 @@ def accelerator_estimates(
     speed = np.where(inference, infer_speed, train_speed) * factor
     work_chip_hours = attrs["reference_chip_hours"].to_numpy() / speed
 
-    peak = catalog.workload_model.online_peak_to_mean_ratio.value
-    replicas = np.maximum(1, np.ceil(work_chip_hours * peak / (hours * deploy) - 1e-9))
-    online_chips = (replicas * deploy).astype("int64")
-    chips = np.where(online, online_chips, deploy)
-    chip_hours = np.where(online, online_chips * hours, work_chip_hours)
+    target = wm.online_target_utilization.value if wm.online_target_utilization else None
+    peak = workloads["peak_to_mean"].astype(float).fillna(wm.online_peak_to_mean_ratio.value)
+    one_chip = ttft_per_chip_power(
+        catalog,
+        accelerator,
+        attrs["active_params_b"].to_numpy(),
+        attrs["context_ratio"].to_numpy(),
+        factor,
+    )
+    slo = workloads["ttft_slo_ms"].astype(float)
+    choice = choose_shapes(
+        ShapeInputs(
+            fit_chips=fit_chips.to_numpy(),
+            work_chip_hours=work_chip_hours,
+            online=online.to_numpy(),
+            inference=inference.to_numpy(),
+            slo_ms=np.where(inference, slo, np.nan),
+            peak_to_mean=peak.to_numpy(),
+            ttft_one_chip_ms=np.where(inference, one_chip, np.nan),
+            shapes=acc.replica_shapes(),
+            unit=acc.deployment_unit_chips,
+            hours=hours,
+            tensor_parallel_exponent=catalog.latency.tensor_parallel_exponent.value,
+            target_utilization=target,
+        )
+    )
+    chip_hours = choice.chip_hours
     sizing = _sizing(
         attrs["memory_gb"],
-        fit_chips,
-        deploy,
-        replicas,
+        fit_chips.to_numpy(),
+        choice,
         online,
+        accelerator,
         acc.memory_gb_per_chip.value,
         usable_gb,
-        unit,
-        node,
+        acc.deployment_unit_chips,
+        acc.node_chips,
+        target,
     )
-
-    lat = catalog.latency
-    ttft = (
-        ttft_7b_ms(catalog, accelerator)
-        * (params / lat.reference_params_b.value) ** lat.params_exponent.value
-        / fit_chips**lat.tensor_parallel_exponent.value
-        / factor
-    )
-    ttft = pd.Series(np.where(inference, ttft, np.nan), index=workloads.index)
+    ttft = pd.Series(choice.ttft_ms, index=workloads.index)
 
     # Porting readiness on platforms that need each family ported.
     families = workloads["model_family"]
@@ -199,12 +226,17 @@ def accelerator_estimates(
             "unsupported on " + acc.platform + ": " + unsupported, index=workloads.index
         ).where(unsupported.ne(""), "")
     )
-    slo = workloads["ttft_slo_ms"].astype(float)
-    late_ttft = inference & slo.notna() & (ttft > slo)
+    late_ttft = pd.Series(inference & slo.notna() & ~choice.meets_slo, index=workloads.index)
     reasons.append(
-        ("TTFT " + _fmt(ttft, 1) + " ms exceeds the " + _fmt(slo.fillna(0), 1) + " ms SLO").where(
-            late_ttft, ""
-        )
+        (
+            "TTFT "
+            + _fmt(choice.best_ttft_ms, 1).set_axis(workloads.index)
+            + " ms even unloaded on "
+            + pd.Series(choice.best_replica_chips, index=workloads.index).astype(str)
+            + " chips per replica exceeds the "
+            + _fmt(slo.fillna(0), 1)
+            + " ms SLO"
+        ).where(late_ttft, "")
     )
     needed = workloads["needed_in_weeks"].astype(float)
     late = needed.notna() & (ready_weeks > needed + 1e-9)
@@ -254,7 +286,7 @@ def accelerator_estimates(
             "platform": acc.platform,
             "feasible": reason.eq(""),
             "reason": reason.where(reason.ne(""), None),
-            "chips": chips,
+            "chips": choice.chips,
             "chip_hours": chip_hours,
             "ttft_ms": ttft,
             "needs_port": needs_port,
@@ -263,6 +295,10 @@ def accelerator_estimates(
             "memory_gb": attrs["memory_gb"],
             "fit_chips": fit_chips,
             "sizing": sizing,
+            "replica_chips": choice.replica_chips,
+            "replicas": choice.replicas,
+            "utilization": choice.utilization,
+            "ttft_unloaded_ms": choice.ttft_unloaded_ms,
         },
         index=workloads.index,
     )
@@ -299,3 +335,20 @@ def least_busy_chips(options: pd.DataFrame, hours_per_month: float) -> float:
     if feasible.empty:
         return 0.0
     return float(feasible.groupby("workload")["chip_hours"].min().sum() / hours_per_month)
+
+
+def one_chip_ttft_ms(workloads: pd.DataFrame, catalog: Catalog, accelerator: str) -> np.ndarray:
+    """The unloaded TTFT (ms) of each inference workload on a one-chip replica of the
+    accelerator: the figure the reference's single-chip latencies describe."""
+    attrs = workload_attributes(workloads, catalog)
+    acc = catalog.accelerators[accelerator]
+    factor, _ = feature_effects(
+        workloads, attrs["moe"], catalog, acc.platform, attrs["context_ratio"]
+    )
+    return ttft_per_chip_power(
+        catalog,
+        accelerator,
+        attrs["active_params_b"].to_numpy(),
+        attrs["context_ratio"].to_numpy(),
+        factor,
+    )
