@@ -147,8 +147,8 @@ class TestLatency:
         )
         assert all(o.ttft_ms == pytest.approx(6) for o in trn2)
         h100 = bound.plan.assignments[0]
-        # 4 or 8 chips per replica meet 5 ms at the same 8 chips; the lower TTFT wins.
-        assert (h100.replica_chips, h100.replicas) == (8, 1)
+        # 4 or 8 chips per replica meet 5 ms at the same 8 chips; the smaller replica wins.
+        assert (h100.replica_chips, h100.replicas) == (4, 2)
 
     def test_slo_just_met_keeps_trainium2(self) -> None:
         catalog = make_catalog(simple_catalog_dict(), neuron_adopted)

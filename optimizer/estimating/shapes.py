@@ -17,7 +17,8 @@ the replica up to the smallest listed shape costs nothing: ``s_0`` is that small
   peak-to-mean ``p`` and ``H`` hours a month, a replica size ``s`` is sized at the utilisation
   ``u* = min(target, utilisation allowed by the SLO)``: ``r = max(1, ceil(W p / (H s e u*)))``
   replicas, running at ``u = W p / (H r s e) <= u*`` at peak; TTFT is checked under that load.
-  The cheapest shape wins (fewest chips, then the lowest loaded TTFT, then the smaller replica).
+  The cheapest shape wins (fewest chips, then the smaller replica: tensor parallelism stays
+  inside a node, and more replicas survive the loss of one).
 * Training and batch inference run their work on one replica: ``chip_hours = W / e(s)``, so the
   smallest shape that fits (and meets an SLO, unloaded) wins.
 
@@ -33,7 +34,7 @@ import numpy as np
 from placement.estimating.latency import loaded_ttft, utilization_for_slo
 
 TIE_BREAK = 1e-9
-"""Breaks a tie in cost by TTFT: a relative weight far below any real difference in cost."""
+"""Breaks a tie in cost by replica size: a relative weight far below any real difference."""
 
 
 @dataclass(frozen=True)
@@ -116,10 +117,9 @@ def choose_shapes(data: ShapeInputs) -> ShapeChoice:
         chip_hours = np.where(
             online, chips * data.hours, data.work_chip_hours[:, None] / efficiency
         )
-    finite = ttft[meets & np.isfinite(ttft)]
-    scale = finite.max() + 1 if finite.size else 1.0
-    rank = np.nan_to_num(ttft / scale, nan=0.0, posinf=0.0)
-    # Equal costs: the lower TTFT wins (a factor far below any real difference in cost).
+    # Equal costs: the smaller replica wins (a factor far below any real difference in cost):
+    # it keeps tensor parallelism inside a node, and more replicas survive the loss of one.
+    rank = np.nan_to_num(sizes / (np.nanmax(sizes) + 1), nan=0.0)
     score = np.where(meets, chip_hours * (1 + TIE_BREAK * rank), np.inf)
     best = score.argmin(axis=1)
     chosen = meets[rows, best]
