@@ -16,7 +16,11 @@ its precision; figures at the catalog's points):
     (``decode(70B int4) * bytes(70B int4) / (P_a b)``), plus input tokens / prefill tokens per
     chip-hour, prefill being compute-bound (``prefill(70B) * 70 / P_a``). Without
     ``input_token_share`` every token is priced at decode, as the reference's figures are;
-* context ``L``: the ``context_tokens`` column, else the benchmark context of its kind.
+* context ``L``: the ``context_tokens`` column, else the benchmark context ``L_0`` of its kind;
+  ``x = L / L_0``. Attention's share of a step grows linearly with the context, so a token at
+  context ``x`` costs ``c(x) = (1 - a) + a x`` of a benchmark token (``a``: attention's share at
+  ``L_0``). Training work and prefill work are multiplied by ``c(x)``; decode is priced at its
+  benchmark rate (its KV-cache reads are not modelled).
 """
 
 from __future__ import annotations
@@ -141,7 +145,8 @@ def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFra
     """Per-workload figures that do not depend on the accelerator (see the module's text).
 
     Returns the model class, MoE and adapter flags, total and active parameters, memory need
-    (GB), the work in reference chip-hours and the context relative to the benchmark's.
+    (GB), the work in reference chip-hours, the context relative to the benchmark's ``x`` and
+    the cost of a token at that context ``c(x)``.
     """
     wm = catalog.workload_model
     families = workloads["model_family"]
@@ -163,14 +168,16 @@ def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFra
         active,
         wm.size_elasticity_outside_anchors.value,
     )
+    context_ratio = _context_ratio(workloads, catalog, training)
+    context_cost = _context_cost(context_ratio, catalog).to_numpy()
     decode, prefill = _inference_rates(workloads, catalog, active)
     tokens = workloads["monthly_tokens_b"].astype(float).to_numpy() * 1e9
     share = workloads["input_token_share"].astype(float).fillna(0.0).to_numpy()
     if prefill is None:
         inference_work = tokens / decode
     else:
-        inference_work = tokens * (1 - share) / decode + tokens * share / prefill
-    training_work = tokens / train_rate * _adapter_compute_share(workloads, catalog)
+        inference_work = tokens * (1 - share) / decode + tokens * share * context_cost / prefill
+    training_work = tokens / train_rate * context_cost * _adapter_compute_share(workloads, catalog)
     from_tokens = np.where(training, training_work, inference_work)
     reference_chip_hours = (
         workloads["h100_gpu_hours"]
@@ -186,7 +193,8 @@ def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFra
             "active_params_b": active,
             "memory_gb": _memory_gb(workloads, catalog, adapter),
             "reference_chip_hours": reference_chip_hours,
-            "context_ratio": _context_ratio(workloads, catalog, training),
+            "context_ratio": context_ratio,
+            "context_cost": context_cost,
         },
         index=workloads.index,
     )
@@ -201,3 +209,12 @@ def _context_ratio(workloads: pd.DataFrame, catalog: Catalog, training: pd.Serie
         return pd.Series(1.0, index=workloads.index)
     benchmark = np.where(training, train_l0.value, infer_l0.value)
     return (workloads["context_tokens"].astype(float) / benchmark).fillna(1.0)
+
+
+def _context_cost(context_ratio: pd.Series, catalog: Catalog) -> pd.Series:
+    """``c(x) = (1 - a) + a x``: a token's compute at context ``x`` relative to a benchmark
+    token's (1 where the catalog records no attention share)."""
+    share = catalog.workload_model.attention_share_at_benchmark_context
+    if share is None:
+        return pd.Series(1.0, index=context_ratio.index)
+    return (1 - share.value) + share.value * context_ratio

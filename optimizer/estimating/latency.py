@@ -1,8 +1,10 @@
 """Time to first token: unloaded at a replica's size, and under load at its utilisation.
 
-* Unloaded, for replica size ``s`` chips: ``ttft7b_a (P_a / 7)^e (L / L_0) / s^t / factor``:
-  prefill grows with the active parameters and the prompt, shrinks with the chips that share it
-  (tensor and pipeline parallel), and slows with every feature the platform runs slower.
+* Unloaded, for replica size ``s`` chips: ``ttft7b_a (P_a / 7)^e x c(x) / s^t / factor``:
+  prefill grows with the active parameters and with the prompt (``x = L / L_0`` tokens, each
+  costing ``c(x) = (1 - a) + a x``, attention's share growing with the context), shrinks with the
+  chips that share it (tensor and pipeline parallel), and slows with every feature the platform
+  runs slower.
 * Under load: a request waits for the work ahead of it on its replica. With Poisson arrivals and
   a deterministic service time equal to the unloaded TTFT ``S`` (an M/D/1 queue), at utilisation
   ``u`` the mean wait is ``u S / (2 (1 - u))`` (Pollaczek-Khinchine), so
@@ -42,15 +44,18 @@ def ttft_per_chip_power(
     catalog: Catalog,
     accelerator: str,
     active_params_b: np.ndarray,
-    context_ratio: np.ndarray,
+    prompt_cost: np.ndarray,
     factor: np.ndarray,
 ) -> np.ndarray:
-    """The unloaded TTFT of a one-chip replica (ms); divide by ``s^t`` for ``s`` chips."""
+    """The unloaded TTFT of a one-chip replica (ms); divide by ``s^t`` for ``s`` chips.
+
+    ``prompt_cost``: the prompt's prefill relative to the benchmark prompt's, ``x c(x)``.
+    """
     lat = catalog.latency
     return np.asarray(
         ttft_7b_ms(catalog, accelerator)
         * (active_params_b / lat.reference_params_b.value) ** lat.params_exponent.value
-        * context_ratio
+        * prompt_cost
         / factor
     )
 

@@ -101,8 +101,23 @@ def _replica_words(replicas: pd.Series, size: pd.Series, name: str, node: int) -
     return count + size.astype(str) + f" {name} (" + parallel + ")"
 
 
+def _memory_basis(workloads: pd.DataFrame, attrs: pd.DataFrame) -> pd.Series:
+    """What the memory need holds, where it is not simply the whole model: `` (frozen bf16 base
+    + adapters)`` for LoRA/QLoRA, `` (46.7B parameters, 12.9B active)`` for a sparse model."""
+    params = workloads["params_b"].astype(float)
+    active = attrs["active_params_b"].astype(float)
+    adapters = " (frozen " + workloads["precision"].astype(str) + " base + adapters)"
+    sparse = (
+        " (" + params.map("{:g}B parameters".format) + ", " + active.map("{:.3g}B active)".format)
+    )
+    basis = pd.Series("", index=workloads.index)
+    basis = basis.where(~(active < params), sparse)
+    return basis.where(~attrs["adapter"].astype(bool), adapters)
+
+
 def _sizing(
     memory_gb: pd.Series,
+    basis: pd.Series,
     fit_chips: np.ndarray,
     choice: ShapeChoice,
     online: pd.Series,
@@ -116,15 +131,19 @@ def _sizing(
     """The sizing sentence, e.g. "needs 168 GB: 3 chips of 80 GB (72 usable); 2 replicas of 8
     h100 (tensor-parallel 8), at 61% of capacity at peak (target 70%)"."""
     index = memory_gb.index
+    fit = pd.Series(fit_chips, index=index)
     replicas = pd.Series(choice.replicas, index=index)
     size = pd.Series(choice.replica_chips, index=index)
     billed = pd.Series(choice.chips, index=index)
     text = (
         "needs "
         + _fmt(memory_gb.to_numpy()).set_axis(index)
-        + " GB: "
-        + pd.Series(fit_chips, index=index).astype(str)
-        + f" chips of {chip_gb:g} GB ({usable_gb:g} usable); "
+        + " GB"
+        + basis
+        + ": "
+        + fit.astype(str)
+        + np.where(fit.eq(1), " chip", " chips")
+        + f" of {chip_gb:g} GB ({usable_gb:g} usable); "
         + _replica_words(replicas, size, name, node)
     )
     rounded = billed.ne(replicas * size)
@@ -175,7 +194,7 @@ def accelerator_estimates(
         catalog,
         accelerator,
         attrs["active_params_b"].to_numpy(),
-        attrs["context_ratio"].to_numpy(),
+        (attrs["context_ratio"] * attrs["context_cost"]).to_numpy(),
         factor,
     )
     slo = workloads["ttft_slo_ms"].astype(float)
@@ -198,6 +217,7 @@ def accelerator_estimates(
     chip_hours = choice.chip_hours
     sizing = _sizing(
         attrs["memory_gb"],
+        _memory_basis(workloads, attrs),
         fit_chips.to_numpy(),
         choice,
         online,
@@ -349,6 +369,6 @@ def one_chip_ttft_ms(workloads: pd.DataFrame, catalog: Catalog, accelerator: str
         catalog,
         accelerator,
         attrs["active_params_b"].to_numpy(),
-        attrs["context_ratio"].to_numpy(),
+        (attrs["context_ratio"] * attrs["context_cost"]).to_numpy(),
         factor,
     )
