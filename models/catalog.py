@@ -509,9 +509,35 @@ class Catalog(_Strict):
                     problems.append(f"families.{name}.support {platform!r} is not a platform")
         if self.workload_model.inference_anchor_precision not in self.memory.bytes_per_param:
             problems.append("workload_model.inference_anchor_precision has no bytes_per_param")
+        problems += self._attention_figures()
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    def _attention_figures(self) -> list[str]:
+        """An ``attention_slowdown`` is charged at the workload's context against the
+        benchmark's, so it needs the benchmark contexts and attention's share there."""
+        wm = self.workload_model
+        needed = {
+            "workload_model.attention_share_at_benchmark_context": (
+                wm.attention_share_at_benchmark_context
+            ),
+            "workload_model.training_benchmark_context_tokens": (
+                wm.training_benchmark_context_tokens
+            ),
+            "workload_model.inference_benchmark_context_tokens": (
+                wm.inference_benchmark_context_tokens
+            ),
+        }
+        missing = [path for path, value in needed.items() if value is None]
+        if not missing:
+            return []
+        return [
+            f"platforms.{name}.features.{feature}.attention_slowdown needs {', '.join(missing)}"
+            for name, platform in self.platforms.items()
+            for feature, rule in platform.features.items()
+            if rule.attention_slowdown is not None
+        ]
 
     def pricing_for(self, accelerator: str) -> list[str]:
         """Pricing options offered for an accelerator (all of them unless it lists its own)."""

@@ -76,6 +76,22 @@ RULES = [
         "money (USD) must be a finite number",
     ),
     ("platforms.neuron.porting_weeks_per_family", ".inf", "weeks must be a finite number"),
+    ("workload_model.online_target_utilization", "0", "a usable fraction must be > 0 and <= 1"),
+    ("workload_model.attention_share_at_benchmark_context", "1.5", "a share must be > 0 and <= 1"),
+    ("workload_model.adapters.trainable_param_fraction", "0", "a share must be > 0 and <= 1"),
+    ("workload_model.adapters.qlora_compute_vs_full", "2", "a share must be > 0 and <= 1"),
+    (
+        "platforms.neuron.features.flash_attention.attention_slowdown",
+        "0.5",
+        "an attention slowdown must be >= 1",
+    ),
+    ("workload_model.training_benchmark_context_tokens", "0", "a number of tokens must be >= 1"),
+    (
+        "workload_model.inference_prefill_tokens_per_s_per_reference_chip.figure",
+        "0",
+        "a throughput figure must be > 0",
+    ),
+    ("families.mixtral.active_params.0.active_params_b", "0", "a model size"),
     ("platforms.neuron.sdk_version", "v2.17", "a version must be dotted numbers"),
     ("platforms.neuron.sdk_version", "banana", "a version must be dotted numbers"),
     ("platforms.neuron.graph_caching.from_sdk_version", "2.x", "a version must be dotted numbers"),
@@ -97,6 +113,10 @@ AT_THE_BOUNDS = [
     "platforms.neuron.migration_lead_weeks=0",
     "economics.porting_capacity_weeks_per_cycle=0",
     "workload_model.online_peak_to_mean_ratio=1",
+    "workload_model.online_target_utilization=1",
+    "workload_model.attention_share_at_benchmark_context=1",
+    "platforms.neuron.features.flash_attention.attention_slowdown=1",
+    "workload_model.inference_benchmark_context_tokens=1",
     "latency.params_exponent=0",
     "latency.tensor_parallel_exponent=0",
     "workload_model.size_elasticity_outside_anchors=0",
@@ -373,6 +393,35 @@ def test_a_cross_check_the_file_breaks_stays_the_files(tmp_path: Path) -> None:
     [problem] = err.value.problems
     assert problem.file == str(catalog)
     assert problem.message.startswith(f"{catalog}: accelerators.trn2: node_chips must be")
+
+
+@pytest.mark.parametrize(
+    "figure",
+    [
+        "attention_share_at_benchmark_context",
+        "training_benchmark_context_tokens",
+        "inference_benchmark_context_tokens",
+    ],
+)
+def test_an_attention_slowdown_needs_the_benchmark_figures(tmp_path: Path, figure: str) -> None:
+    rt = YAML(typ="rt")
+    document = rt.load(default_catalog_text())
+    del document["workload_model"][figure]
+    path = tmp_path / "no_share.yaml"
+    with path.open("w", encoding="utf-8") as out:
+        rt.dump(document, out)
+    result = _run("plan", SAMPLE, "--catalog", str(path))
+    _assert_refused(
+        result,
+        "platforms.neuron.features.flash_attention.attention_slowdown needs "
+        f"workload_model.{figure}",
+    )
+
+
+def test_replica_chip_counts_must_increase() -> None:
+    with pytest.raises(CatalogError) as err:
+        load_catalog(overrides=["accelerators.h100.replica_chip_counts=[1, 4, 2]"])
+    assert "replica_chip_counts must be a non-empty increasing list" in str(err.value)
 
 
 def test_a_broken_reference_names_the_override_that_broke_it() -> None:
