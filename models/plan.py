@@ -141,7 +141,7 @@ class SolverInfo(_Out):
     termination: str = ""
 
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``."""

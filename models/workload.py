@@ -344,6 +344,12 @@ def _combination_errors(data: dict[str, Any]) -> list[InitErrorDetails]:
     batch = isinstance(serving, str) and serving.strip().lower() == "batch"
     if (training or batch) and not is_blank(data.get("peak_to_mean")):
         add("peak_to_mean", "empty except for online inference (its traffic's peak over mean)")
+    if has_hours and not has_tokens and not is_blank(data.get("input_token_share")):
+        add(
+            "input_token_share",
+            "empty when h100_gpu_hours is given (it splits monthly_tokens_b; measured hours "
+            "already include the prompts)",
+        )
     active, total = _as_number(data.get("active_params_b")), _as_number(data.get("params_b"))
     if active is not None and total is not None and active > total:
         add("active_params_b", "at most params_b (the active parameters are part of the total)")

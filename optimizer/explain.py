@@ -104,6 +104,8 @@ def why_for(chosen: Option, options: list[Option], context: PlanContext) -> str:
         )
     if chosen["pricing_kind"] == "reserved":
         parts.append("runs on the reserved pool")
+    if chosen.get("sizing"):
+        parts.append(f"sized: {chosen['sizing']}")
     blocked = excluded_reasons(options)
     if blocked:
         parts.append("excluded: " + "; ".join(blocked))

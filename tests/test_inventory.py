@@ -382,6 +382,41 @@ RULES = [
         "100",
         "empty for training (ttft_slo_ms applies to inference only)",
     ),
+    (
+        {"kind": "training", "input_token_share": "0.5"},
+        "input_token_share",
+        "0.5",
+        "empty for training (input_token_share applies to inference only)",
+    ),
+    (
+        {
+            "kind": "inference",
+            "serving": "online",
+            "monthly_tokens_b": "",
+            "h100_gpu_hours": "9",
+            "input_token_share": "0.5",
+        },
+        "input_token_share",
+        "0.5",
+        "empty when h100_gpu_hours is given",
+    ),
+    (
+        {"kind": "training", "peak_to_mean": "2"},
+        "peak_to_mean",
+        "2",
+        "empty except for online inference",
+    ),
+    (
+        {"kind": "inference", "serving": "batch", "peak_to_mean": "2"},
+        "peak_to_mean",
+        "2",
+        "empty except for online inference",
+    ),
+    ({"params_b": "8", "active_params_b": "9"}, "active_params_b", "9", "at most params_b"),
+    ({"peak_to_mean": "0.5", "kind": "inference"}, "peak_to_mean", "0.5", "a number >= 1"),
+    ({"input_token_share": "1.2", "kind": "inference"}, "input_token_share", "1.2", "at most 1"),
+    ({"context_tokens": "0"}, "context_tokens", "0", "a number > 0 and at most 10,000,000"),
+    ({"active_params_b": "-1"}, "active_params_b", "-1", "a number > 0"),
 ]
 
 

@@ -64,7 +64,8 @@ class TestReservedCapacity:
         assert why == (
             "h100 reserved_1yr would be $40/month vs $80, but the h100 reserved_1yr pool has "
             "0 spare chip-hours, so it would need 1 more reserved unit ($100/month); "
-            "excluded: trn2: pinned to h100 by policy"
+            "sized: needs 16 GB: 1 chip of 80 GB (80 usable); 1 replica of 1 h100 "
+            "(tensor-parallel 1); excluded: trn2: pinned to h100 by policy"
         )
 
     def test_pool_is_shared(self, simple_catalog: Catalog) -> None:

@@ -337,6 +337,8 @@ def plan_rows(plan: Plan) -> pd.DataFrame:
                 "chip_hours": a.chip_hours,
                 "monthly_cost_usd": a.monthly_cost_usd,
                 "why": a.why,
+                "replica_chips": a.replica_chips,
+                "replicas": a.replicas,
                 **a.extra,
             }
         )
@@ -357,6 +359,9 @@ def plan_rows(plan: Plan) -> pd.DataFrame:
         "chip_hours",
         "monthly_cost_usd",
         "why",
+        # Added after the first columns, so that positions scripts rely on do not move.
+        "replica_chips",
+        "replicas",
     ]
     frame = pd.DataFrame(rows)
     extras = [c for c in frame.columns if c not in columns]
