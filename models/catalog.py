@@ -428,7 +428,8 @@ class WorkloadModel(_Strict):
     online_target_utilization: UsableFractionRange | None = None
     training_benchmark_context_tokens: FixedTokens | None = None
     inference_benchmark_context_tokens: FixedTokens | None = None
-    attention_share_at_benchmark_context: ShareRange | None = None
+    training_attention_share_at_benchmark_context: ShareRange | None = None
+    inference_attention_share_at_benchmark_context: ShareRange | None = None
     adapters: AdapterModel | None = None
 
 
@@ -519,8 +520,11 @@ class Catalog(_Strict):
         benchmark's, so it needs the benchmark contexts and attention's share there."""
         wm = self.workload_model
         needed = {
-            "workload_model.attention_share_at_benchmark_context": (
-                wm.attention_share_at_benchmark_context
+            "workload_model.training_attention_share_at_benchmark_context": (
+                wm.training_attention_share_at_benchmark_context
+            ),
+            "workload_model.inference_attention_share_at_benchmark_context": (
+                wm.inference_attention_share_at_benchmark_context
             ),
             "workload_model.training_benchmark_context_tokens": (
                 wm.training_benchmark_context_tokens

@@ -77,7 +77,16 @@ RULES = [
     ),
     ("platforms.neuron.porting_weeks_per_family", ".inf", "weeks must be a finite number"),
     ("workload_model.online_target_utilization", "0", "a usable fraction must be > 0 and <= 1"),
-    ("workload_model.attention_share_at_benchmark_context", "1.5", "a share must be > 0 and <= 1"),
+    (
+        "workload_model.training_attention_share_at_benchmark_context",
+        "1.5",
+        "a share must be > 0 and <= 1",
+    ),
+    (
+        "workload_model.inference_attention_share_at_benchmark_context",
+        "0",
+        "a share must be > 0 and <= 1",
+    ),
     ("workload_model.adapters.trainable_param_fraction", "0", "a share must be > 0 and <= 1"),
     ("workload_model.adapters.qlora_compute_vs_full", "2", "a share must be > 0 and <= 1"),
     (
@@ -114,7 +123,8 @@ AT_THE_BOUNDS = [
     "economics.porting_capacity_weeks_per_cycle=0",
     "workload_model.online_peak_to_mean_ratio=1",
     "workload_model.online_target_utilization=1",
-    "workload_model.attention_share_at_benchmark_context=1",
+    "workload_model.training_attention_share_at_benchmark_context=1",
+    "workload_model.inference_attention_share_at_benchmark_context=1",
     "platforms.neuron.features.flash_attention.attention_slowdown=1",
     "workload_model.inference_benchmark_context_tokens=1",
     "latency.params_exponent=0",
@@ -398,7 +408,8 @@ def test_a_cross_check_the_file_breaks_stays_the_files(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "figure",
     [
-        "attention_share_at_benchmark_context",
+        "training_attention_share_at_benchmark_context",
+        "inference_attention_share_at_benchmark_context",
         "training_benchmark_context_tokens",
         "inference_benchmark_context_tokens",
     ],

@@ -19,8 +19,9 @@ its precision; figures at the catalog's points):
 * context ``L``: the ``context_tokens`` column, else the benchmark context ``L_0`` of its kind;
   ``x = L / L_0``. Attention's share of a step grows linearly with the context, so a token at
   context ``x`` costs ``c(x) = (1 - a) + a x`` of a benchmark token (``a``: attention's share at
-  ``L_0``). Training work and prefill work are multiplied by ``c(x)``; decode is priced at its
-  benchmark rate (its KV-cache reads are not modelled).
+  ``L_0``, of a training step or of a prompt's prefill). Training work and prefill work are
+  multiplied by ``c(x)``; decode is priced at its benchmark rate (its KV-cache reads are not
+  modelled).
 """
 
 from __future__ import annotations
@@ -169,7 +170,8 @@ def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFra
         wm.size_elasticity_outside_anchors.value,
     )
     context_ratio = _context_ratio(workloads, catalog, training)
-    context_cost = _context_cost(context_ratio, catalog).to_numpy()
+    attention_share = _attention_share(catalog, training)
+    context_cost = _context_cost(context_ratio, attention_share).to_numpy()
     decode, prefill = _inference_rates(workloads, catalog, active)
     tokens = workloads["monthly_tokens_b"].astype(float).to_numpy() * 1e9
     share = workloads["input_token_share"].astype(float).fillna(0.0).to_numpy()
@@ -194,6 +196,7 @@ def workload_attributes(workloads: pd.DataFrame, catalog: Catalog) -> pd.DataFra
             "memory_gb": _memory_gb(workloads, catalog, adapter),
             "reference_chip_hours": reference_chip_hours,
             "context_ratio": context_ratio,
+            "attention_share": attention_share,
             "context_cost": context_cost,
         },
         index=workloads.index,
@@ -211,10 +214,18 @@ def _context_ratio(workloads: pd.DataFrame, catalog: Catalog, training: pd.Serie
     return (workloads["context_tokens"].astype(float) / benchmark).fillna(1.0)
 
 
-def _context_cost(context_ratio: pd.Series, catalog: Catalog) -> pd.Series:
+def _attention_share(catalog: Catalog, training: pd.Series) -> pd.Series:
+    """``a``: attention's share of a step at the benchmark context of the workload's kind (0
+    where the catalog records none: the context then changes nothing)."""
+    wm = catalog.workload_model
+    train_a = wm.training_attention_share_at_benchmark_context
+    infer_a = wm.inference_attention_share_at_benchmark_context
+    if train_a is None or infer_a is None:
+        return pd.Series(0.0, index=training.index)
+    return pd.Series(np.where(training, train_a.value, infer_a.value), index=training.index)
+
+
+def _context_cost(context_ratio: pd.Series, share: pd.Series) -> pd.Series:
     """``c(x) = (1 - a) + a x``: a token's compute at context ``x`` relative to a benchmark
-    token's (1 where the catalog records no attention share)."""
-    share = catalog.workload_model.attention_share_at_benchmark_context
-    if share is None:
-        return pd.Series(1.0, index=context_ratio.index)
-    return (1 - share.value) + share.value * context_ratio
+    token's."""
+    return (1 - share) + share * context_ratio

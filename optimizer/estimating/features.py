@@ -20,11 +20,12 @@ from placement.models.catalog import Catalog, FeatureRule
 from placement.models.workload import FEATURES
 
 
-def attention_factor(rule: FeatureRule, catalog: Catalog, context_ratio: np.ndarray) -> np.ndarray:
+def attention_factor(
+    rule: FeatureRule, attention_share: np.ndarray, context_ratio: np.ndarray
+) -> np.ndarray:
     """Speed kept without an attention kernel, at ``context_ratio = L / L_0`` (see above)."""
-    share_range = catalog.workload_model.attention_share_at_benchmark_context
-    assert rule.attention_slowdown is not None and share_range is not None  # catalog checks it
-    k, a = rule.attention_slowdown.value, share_range.value
+    assert rule.attention_slowdown is not None  # guaranteed by FeatureRule
+    k, a = rule.attention_slowdown.value, attention_share
     with_kernel = (1 - a) + a * context_ratio
     without = ((1 - a) + k * a * context_ratio) / ((1 - a) + k * a)
     return np.asarray(np.minimum(1.0, with_kernel / without))
@@ -36,6 +37,7 @@ def feature_effects(
     catalog: Catalog,
     platform: str,
     context_ratio: pd.Series,
+    attention_share: pd.Series,
 ) -> tuple[np.ndarray, pd.Series]:
     """Throughput factor (product over slowed features) and the unsupported-feature reason."""
     rules = catalog.platforms[platform].features
@@ -48,7 +50,9 @@ def feature_effects(
         needed = (moe if feature == "moe" else workloads[f"needs_{feature}"]).to_numpy()
         if rule.support == "slower":
             if rule.attention_slowdown is not None:
-                slower = attention_factor(rule, catalog, context_ratio.to_numpy())
+                slower = attention_factor(
+                    rule, attention_share.to_numpy(), context_ratio.to_numpy()
+                )
             else:
                 assert rule.throughput_factor is not None  # guaranteed by FeatureRule
                 slower = np.full(len(workloads), rule.throughput_factor.value)

@@ -177,7 +177,12 @@ def accelerator_estimates(
     fit_chips = np.maximum(1, np.ceil(attrs["memory_gb"] / usable_gb - 1e-9)).astype("int64")
 
     factor, unsupported = feature_effects(
-        workloads, attrs["moe"], catalog, acc.platform, attrs["context_ratio"]
+        workloads,
+        attrs["moe"],
+        catalog,
+        acc.platform,
+        attrs["context_ratio"],
+        attrs["attention_share"],
     )
     train_speed = by_class(
         acc.training_throughput_vs_reference, attrs["model_class"], attrs["active_params_b"], None
@@ -363,7 +368,12 @@ def one_chip_ttft_ms(workloads: pd.DataFrame, catalog: Catalog, accelerator: str
     attrs = workload_attributes(workloads, catalog)
     acc = catalog.accelerators[accelerator]
     factor, _ = feature_effects(
-        workloads, attrs["moe"], catalog, acc.platform, attrs["context_ratio"]
+        workloads,
+        attrs["moe"],
+        catalog,
+        acc.platform,
+        attrs["context_ratio"],
+        attrs["attention_share"],
     )
     return ttft_per_chip_power(
         catalog,
