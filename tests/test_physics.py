@@ -43,6 +43,17 @@ def _option(rows: list[dict[str, Any]], workload_id: str, accelerator: str) -> p
     return chosen.iloc[0]
 
 
+def _training(id: str, family: str, params_b: float, **more: Any) -> dict[str, Any]:
+    return {
+        "id": id,
+        "kind": "training",
+        "model_family": family,
+        "params_b": params_b,
+        "monthly_tokens_b": 1,
+        **more,
+    }
+
+
 def _online(id: str, params_b: float, precision: str, slo: float, **more: Any) -> dict[str, Any]:
     return {
         "id": id,
@@ -205,13 +216,7 @@ class TestServingUnderLoad:
 class TestActiveParameters:
     def test_deepseek_v3_training_within_2x_of_published(self) -> None:
         # DeepSeek-V3 report: 2.664M H800 GPU-hours for 14.8T tokens, 5.56M tokens per GPU-hour.
-        row = {
-            "id": "ds",
-            "kind": "training",
-            "model_family": "deepseek_v3",
-            "params_b": 671,
-            "monthly_tokens_b": 5,
-        }
+        row = _training("ds", "deepseek_v3", 671, monthly_tokens_b=5)
         hours = _option([row], "ds", "h100")["chip_hours"]
         published = 5e9 / (14.8e12 / 2.664e6)
         assert 0.5 <= hours / published <= 2
@@ -219,13 +224,7 @@ class TestActiveParameters:
     def test_mixtral_compute_follows_its_active_parameters(self) -> None:
         # Mixtral 8x7B: 12.9B of 46.7B active. Its training costs what a dense 12.9B model's does
         # (the MoE penalty applies on Trainium2 only); its memory, what 46.7B's does.
-        moe = {
-            "id": "m",
-            "kind": "training",
-            "model_family": "mixtral",
-            "params_b": 46.7,
-            "monthly_tokens_b": 1,
-        }
+        moe = _training("m", "mixtral", 46.7)
         dense = {**moe, "id": "d", "model_family": "llama", "params_b": 12.9}
         options = _options([moe, dense]).set_index(["workload_id", "accelerator", "pricing"])
         assert options.loc[("m", "h100", "on_demand"), "chip_hours"] == pytest.approx(
@@ -273,13 +272,7 @@ class TestAttention:
         return float(options[("trn2", "on_demand")] / options[("h100", "on_demand")])
 
     def test_the_reference_70b_row_is_unchanged_by_listing_flash_attention(self) -> None:
-        row = {
-            "id": "r",
-            "kind": "training",
-            "model_family": "llama",
-            "params_b": 70,
-            "monthly_tokens_b": 1,
-        }
+        row = _training("r", "llama", 70)
         plain = self._ratio(row)
         listed = self._ratio({**row, "features": "flash_attention"})
         at_benchmark = self._ratio({**row, "features": "flash_attention", "context_tokens": 8192})
@@ -291,14 +284,7 @@ class TestAttention:
         # At 4 x 8192: with the kernel a token costs 0.92 + 0.08 x 4 = 1.24 of a benchmark
         # token; without it (2.5 x slower attention) (0.92 + 2.5 x 0.08 x 4) / (0.92 + 0.2)
         # = 1.536 of Trainium2's own benchmark token. Trainium2 keeps 1.24 / 1.536 = 0.807.
-        row = {
-            "id": "r",
-            "kind": "training",
-            "model_family": "llama",
-            "params_b": 70,
-            "monthly_tokens_b": 1,
-            "context_tokens": 32768,
-        }
+        row = _training("r", "llama", 70, context_tokens=32768)
         options = _options([row, {**row, "id": "f", "features": "flash_attention"}])
         hours = options[options["pricing"].eq("on_demand")].set_index(
             ["workload_id", "accelerator"]
@@ -329,13 +315,7 @@ class TestAdapters:
         assert "adapter" in option["sizing"]
 
     def test_adapter_compute_is_a_share_of_full_fine_tuning(self) -> None:
-        full = {
-            "id": "f",
-            "kind": "training",
-            "model_family": "llama",
-            "params_b": 8,
-            "monthly_tokens_b": 1,
-        }
+        full = _training("f", "llama", 8)
         lora = {**full, "id": "l", "features": "lora"}
         qlora = {**full, "id": "q", "features": "qlora", "precision": "int4"}
         options = _options([full, lora, qlora])

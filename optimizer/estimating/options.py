@@ -176,14 +176,7 @@ def accelerator_estimates(
     usable_gb = acc.memory_gb_per_chip.value * catalog.memory.usable_memory_fraction.value
     fit_chips = np.maximum(1, np.ceil(attrs["memory_gb"] / usable_gb - 1e-9)).astype("int64")
 
-    factor, unsupported = feature_effects(
-        workloads,
-        attrs["moe"],
-        catalog,
-        acc.platform,
-        attrs["context_ratio"],
-        attrs["attention_share"],
-    )
+    factor, unsupported = _feature_effects(workloads, attrs, catalog, accelerator)
     train_speed = by_class(
         acc.training_throughput_vs_reference, attrs["model_class"], attrs["active_params_b"], None
     )
@@ -195,13 +188,7 @@ def accelerator_estimates(
 
     target = wm.online_target_utilization.value if wm.online_target_utilization else None
     peak = workloads["peak_to_mean"].astype(float).fillna(wm.online_peak_to_mean_ratio.value)
-    one_chip = ttft_per_chip_power(
-        catalog,
-        accelerator,
-        attrs["active_params_b"].to_numpy(),
-        (attrs["context_ratio"] * attrs["context_cost"]).to_numpy(),
-        factor,
-    )
+    one_chip = _one_chip_ttft(attrs, catalog, accelerator, factor)
     slo = workloads["ttft_slo_ms"].astype(float)
     choice = choose_shapes(
         ShapeInputs(
@@ -362,19 +349,23 @@ def least_busy_chips(options: pd.DataFrame, hours_per_month: float) -> float:
     return float(feasible.groupby("workload")["chip_hours"].min().sum() / hours_per_month)
 
 
-def one_chip_ttft_ms(workloads: pd.DataFrame, catalog: Catalog, accelerator: str) -> np.ndarray:
-    """The unloaded TTFT (ms) of each inference workload on a one-chip replica of the
-    accelerator: the figure the reference's single-chip latencies describe."""
-    attrs = workload_attributes(workloads, catalog)
-    acc = catalog.accelerators[accelerator]
-    factor, _ = feature_effects(
+def _feature_effects(
+    workloads: pd.DataFrame, attrs: pd.DataFrame, catalog: Catalog, accelerator: str
+) -> tuple[np.ndarray, pd.Series]:
+    platform = catalog.accelerators[accelerator].platform
+    return feature_effects(
         workloads,
         attrs["moe"],
         catalog,
-        acc.platform,
+        platform,
         attrs["context_ratio"],
         attrs["attention_share"],
     )
+
+
+def _one_chip_ttft(
+    attrs: pd.DataFrame, catalog: Catalog, accelerator: str, factor: np.ndarray
+) -> np.ndarray:
     return ttft_per_chip_power(
         catalog,
         accelerator,
@@ -382,3 +373,11 @@ def one_chip_ttft_ms(workloads: pd.DataFrame, catalog: Catalog, accelerator: str
         (attrs["context_ratio"] * attrs["context_cost"]).to_numpy(),
         factor,
     )
+
+
+def one_chip_ttft_ms(workloads: pd.DataFrame, catalog: Catalog, accelerator: str) -> np.ndarray:
+    """The unloaded TTFT (ms) of each inference workload on a one-chip replica of the
+    accelerator: the figure the reference's single-chip latencies describe."""
+    attrs = workload_attributes(workloads, catalog)
+    factor, _ = _feature_effects(workloads, attrs, catalog, accelerator)
+    return _one_chip_ttft(attrs, catalog, accelerator, factor)
