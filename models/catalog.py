@@ -409,6 +409,8 @@ class AdapterModel(_Strict):
     """LoRA and QLoRA training: a few trainable parameters on a frozen base."""
 
     trainable_param_fraction: ShareRange
+    # The precision the adapters train in (weights and gradients), whatever the base's.
+    adapter_precision: str
     lora_compute_vs_full: ShareRange
     qlora_compute_vs_full: ShareRange
 
@@ -510,6 +512,9 @@ class Catalog(_Strict):
                     problems.append(f"families.{name}.support {platform!r} is not a platform")
         if self.workload_model.inference_anchor_precision not in self.memory.bytes_per_param:
             problems.append("workload_model.inference_anchor_precision has no bytes_per_param")
+        adapters = self.workload_model.adapters
+        if adapters is not None and adapters.adapter_precision not in self.memory.bytes_per_param:
+            problems.append("workload_model.adapters.adapter_precision has no bytes_per_param")
         problems += self._attention_figures()
         if problems:
             raise ValueError("; ".join(problems))

@@ -35,7 +35,7 @@ def _memory_need(w: pd.Series, catalog: Catalog) -> float:
     features = set(str(w["features"]).split(";")) if w["features"] else set()
     adapters = catalog.workload_model.adapters
     if adapters is not None and features & {"lora", "lora_multi_rank", "qlora"}:
-        state = 2 * mem.bytes_per_param["bf16"] + optimizer
+        state = 2 * mem.bytes_per_param[adapters.adapter_precision] + optimizer
         trainable = params * adapters.trainable_param_fraction.value
         return (params * b + trainable * state) * activations
     return params * (2 * b + optimizer) * activations

@@ -32,8 +32,6 @@ import pandas as pd
 from placement.models.catalog import Catalog, Family, ThroughputAnchor
 
 ADAPTER_FEATURES = ("lora", "lora_multi_rank", "qlora")
-ADAPTER_STATE_PRECISION = "bf16"
-"""Adapters train in bf16 (with fp32 optimizer state), whatever the frozen base's precision."""
 SECONDS_PER_HOUR = 3600.0
 
 
@@ -116,7 +114,7 @@ def _memory_gb(workloads: pd.DataFrame, catalog: Catalog, adapter: pd.Series) ->
     if adapters is None:
         adapter_gb = full_gb
     else:
-        state = 2 * mem.bytes_per_param[ADAPTER_STATE_PRECISION] + optimizer
+        state = 2 * mem.bytes_per_param[adapters.adapter_precision] + optimizer
         trainable = params * adapters.trainable_param_fraction.value
         adapter_gb = (params * bytes_pp + trainable * state) * activations
     training_gb = np.where(adapter, adapter_gb, full_gb)
