@@ -65,7 +65,7 @@ WRAPPED: dict[str, str] = {
     "solve_model": "solve",
     "extract_solution": "extract",
     "compute_baselines": "baselines",
-    "greedy_solution": "greedy",
+    "greedy_placement": "greedy",
     "assemble_plan": "assemble",
 }
 STAGES: tuple[str, ...] = ("read", "estimate", "build", "solve", "extract", "baselines", "assemble")

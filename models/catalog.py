@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, GetCoreSchemaHandler, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    model_validator,
+)
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from placement.models.bounds import Bound
@@ -64,6 +71,12 @@ ATTENTION_SLOWDOWN = Bound("an attention slowdown", minimum=1)
 # A share of a whole (of a step's time, of the parameters, of a full fine-tune's compute).
 SHARE = Bound("a share", minimum=0, maximum=1, minimum_open=True)
 MONTHS = Bound("months", minimum=1)
+# How busy a load profile is in one hour, as a share of its peak.
+LOAD_LEVEL = Bound("a load level", minimum=0, maximum=1)
+# A limit on chips in use or units bought: a quota of zero is a real quota (Trainium2 starts so).
+LIMIT = Bound("a limit", minimum=0)
+# Units of a commitment already owned: an owned commitment holds at least one.
+UNITS = Bound("a number of units", minimum=1)
 HOURS_PER_MONTH = Bound(
     "hours per month", minimum=0, maximum=HOURS_IN_LONGEST_MONTH, minimum_open=True
 )
@@ -87,6 +100,9 @@ BOUNDS = (
     ATTENTION_SLOWDOWN,
     SHARE,
     MONTHS,
+    LOAD_LEVEL,
+    LIMIT,
+    UNITS,
     HOURS_PER_MONTH,
 )
 """Every kind of catalog number (docs/inputs.md tabulates them)."""
@@ -97,6 +113,9 @@ Memory = Annotated[float, MEMORY]
 ModelSize = Annotated[float, MODEL_SIZE]
 Chips = Annotated[int, CHIPS]
 Months = Annotated[int, MONTHS]
+LoadLevel = Annotated[float, LOAD_LEVEL]
+Limit = Annotated[int, LIMIT]
+Units = Annotated[int, UNITS]
 
 # Dotted numbers: 2.20, 2.17, 2.20.1 (compared part by part, so 2.20 is later than 2.9).
 DOTTED_VERSION = re.compile(r"\d+(\.\d+)+")
@@ -325,6 +344,19 @@ DERIVED_NODE_MULTIPLES = 8
 """Without listed replica shapes, a replica may span up to this many whole nodes."""
 
 
+class ReservationUnit(_Strict):
+    """One instance size an accelerator's reservations are sold in.
+
+    ``max_replica_chips``: the largest model replica the instance holds (a one-GPU instance
+    runs only one-GPU replicas); None: any, over as many instances as it takes. ``max_units``:
+    how many units can be bought (None: no limit)."""
+
+    chips: Chips
+    max_replica_chips: Chips | None = None
+    max_units: Limit | None = None
+    source: str = Field(min_length=1)
+
+
 class Accelerator(_Strict):
     """One accelerator type, its deployment granularity, price and performance vs the reference."""
 
@@ -332,7 +364,12 @@ class Accelerator(_Strict):
     memory_gb_per_chip: FixedMemory
     deployment_unit_chips: Chips
     node_chips: Chips
-    reservation_unit_chips: Chips
+    # The instance sizes reservations come in; a catalog written before them gives one size,
+    # ``reservation_unit_chips``.
+    reservation_units: list[ReservationUnit] | None = None
+    reservation_unit_chips: Chips | None = None
+    # Chips that may run at once (a quota); None: no limit.
+    max_chips: Limit | None = None
     on_demand_usd_per_chip_hour: MoneyRange
     training_throughput_vs_reference: dict[str, list[ThroughputAnchor]]
     inference_throughput_vs_reference: ThroughputRange
@@ -354,7 +391,25 @@ class Accelerator(_Strict):
         counts = self.replica_chip_counts
         if counts is not None and (not counts or any(a >= b for a, b in pairwise(counts))):
             raise ValueError("replica_chip_counts must be a non-empty increasing list")
+        if (self.reservation_units is None) == (self.reservation_unit_chips is None):
+            raise ValueError("give exactly one of reservation_units and reservation_unit_chips")
+        if self.reservation_units is not None:
+            sizes = [u.chips for u in self.reservation_units]
+            if not sizes or len(set(sizes)) != len(sizes):
+                raise ValueError("reservation_units must list distinct chip counts")
         return self
+
+    def units(self) -> list[ReservationUnit]:
+        """The reservation unit sizes (one, any replica, for a catalog that gives only
+        ``reservation_unit_chips``)."""
+        if self.reservation_units is not None:
+            return list(self.reservation_units)
+        assert self.reservation_unit_chips is not None  # the validator requires one of the two
+        return [
+            ReservationUnit(
+                chips=self.reservation_unit_chips, source="accelerators.reservation_unit_chips"
+            )
+        ]
 
     def replica_shapes(self) -> list[int]:
         """The listed replica chip counts, or the ones derived for an older catalog."""
@@ -371,18 +426,122 @@ class Accelerator(_Strict):
 
 
 class PricingOption(_Strict):
-    """A way to pay: on-demand per chip-hour used, or reserved units paid whether used or not."""
+    """A way to pay: on demand per chip-hour used; a reservation of instance units, paid
+    whether used or not, that covers whatever runs on them hour by hour; or a savings plan, a
+    commitment of USD per hour that pays for usage of the accelerators it covers at their
+    discounted rates.
 
-    kind: Literal["on_demand", "reserved"]
+    ``usable_fraction`` (reservations, optional): the share of reserved hours that can be used;
+    absent, all of them. ``accelerators`` (savings plans): the accelerators covered (None:
+    all); ``discounts_by_accelerator``: a rate per accelerator where it differs from
+    ``discount_vs_on_demand``; ``max_usd_per_hour``: how much can be committed (None: no limit).
+    """
+
+    kind: Literal["on_demand", "reserved", "savings_plan"]
     discount_vs_on_demand: DiscountRange
     term_months: Months | None = None
     usable_fraction: UsableFractionRange | None = None
+    accelerators: list[str] | None = None
+    discounts_by_accelerator: dict[str, DiscountRange] = Field(default_factory=dict)
+    max_usd_per_hour: Money | None = None
 
     @model_validator(mode="after")
-    def _reserved_fields(self) -> PricingOption:
-        if self.kind == "reserved" and (self.term_months is None or self.usable_fraction is None):
-            raise ValueError("a reserved option needs term_months and usable_fraction")
+    def _kind_fields(self) -> PricingOption:
+        if self.kind != "on_demand" and self.term_months is None:
+            raise ValueError(f"a {self.kind} option needs term_months")
+        if self.kind != "reserved" and self.usable_fraction is not None:
+            raise ValueError("usable_fraction applies to reservations only")
+        plan_only = (
+            self.accelerators is not None
+            or self.discounts_by_accelerator
+            or self.max_usd_per_hour is not None
+        )
+        if self.kind != "savings_plan" and plan_only:
+            raise ValueError(
+                "accelerators, discounts_by_accelerator and max_usd_per_hour apply to "
+                "savings plans only"
+            )
         return self
+
+    def discount_for(self, accelerator: str) -> float:
+        """The discount this option gives on an accelerator's on-demand rate."""
+        rate = self.discounts_by_accelerator.get(accelerator, self.discount_vs_on_demand)
+        return rate.value
+
+
+HOURS_IN_A_DAY = 24
+WEEKDAYS, WEEKEND_DAYS = 5, 2
+"""Load profiles describe a weekday and a weekend day hour by hour: 48 time slices a month."""
+
+
+def _whole_day(value: Any) -> Any:
+    """One number stands for every hour of the day (a bad number is reported once, as hour 0)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [value] * HOURS_IN_A_DAY
+    return value
+
+
+DayLevels = Annotated[list[LoadLevel], BeforeValidator(_whole_day)]
+
+
+class LoadProfile(_Strict):
+    """When a workload runs, hour by hour over a weekday and a weekend day (a level per hour,
+    or one level for the whole day; 1 = its peak).
+
+    ``serving``: online traffic; the deployment's chips follow the level (``always_on`` holds
+    them all month). With ``follows_peak_to_mean`` the level is stretched so that the mean over
+    the peak is the workload's 1 / peak_to_mean. ``work``: training or batch chip-hours,
+    ``fixed`` spread in proportion to the level, or ``flexible``: placed by the optimizer in
+    whichever hours are cheapest (the levels then say where it may run)."""
+
+    kind: Literal["serving", "work"]
+    weekday: DayLevels = Field(default_factory=lambda: [1.0] * HOURS_IN_A_DAY)
+    weekend: DayLevels = Field(default_factory=lambda: [1.0] * HOURS_IN_A_DAY)
+    follows_peak_to_mean: bool = False
+    placement: Literal["fixed", "flexible"] = "fixed"
+    source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _shape(self) -> LoadProfile:
+        for day in (self.weekday, self.weekend):
+            if len(day) != HOURS_IN_A_DAY:
+                raise ValueError(f"a day's levels are {HOURS_IN_A_DAY} numbers, one per hour")
+        if max(self.levels()) <= 0:
+            raise ValueError("a load profile must run in some hour (every level is 0)")
+        if self.kind == "serving" and self.placement != "fixed":
+            raise ValueError("placement: flexible applies to work profiles only")
+        if self.kind == "work" and self.follows_peak_to_mean:
+            raise ValueError("follows_peak_to_mean applies to serving profiles only")
+        return self
+
+    def levels(self) -> list[float]:
+        """The 48 hourly levels: a weekday's 24, then a weekend day's."""
+        return [*self.weekday, *self.weekend]
+
+
+class DefaultLoadProfiles(_Strict):
+    """The profile of a workload whose ``load_profile`` is empty, by kind and serving."""
+
+    training: str
+    online: str
+    batch: str
+
+
+class OwnedCommitment(_Strict):
+    """A commitment the team already holds: paid whatever the plan does, used first.
+
+    A reservation gives ``accelerator``, ``units`` and the unit size ``unit_chips`` (default:
+    the accelerator's first); a savings plan gives ``usd_per_hour``. ``monthly_usd``: what it
+    costs a month, where that is not the catalog's current rate."""
+
+    pricing: str
+    accelerator: str | None = None
+    unit_chips: Chips | None = None
+    units: Units | None = None
+    usd_per_hour: Money | None = None
+    months_left: Months
+    monthly_usd: Money | None = None
+    source: str = Field(min_length=1)
 
 
 class Family(_Strict):
@@ -459,6 +618,18 @@ class Economics(_Strict):
     max_busy_chips_in_total: FixedChips | None = None
 
 
+LEGACY_PROFILES = {
+    "always_on": LoadProfile(
+        kind="serving", source="built in: online deployments hold their chips all month"
+    ),
+    "flexible": LoadProfile(
+        kind="work", placement="flexible", source="built in: work may run in any hour"
+    ),
+}
+"""The profiles of a catalog written before load profiles: the model it was made for."""
+LEGACY_DEFAULTS = DefaultLoadProfiles(training="flexible", online="always_on", batch="flexible")
+
+
 class Baseline(_Strict):
     """The incumbent option every plan is compared with (all work there)."""
 
@@ -481,6 +652,11 @@ class Catalog(_Strict):
     accelerators: dict[str, Accelerator]
     families: dict[str, Family]
     unknown_family_class: ModelClass
+    # When workloads run over a week (optional so that older catalogs load: they get
+    # ``LEGACY_LOAD_PROFILES``, the model they were written for).
+    load_profiles: dict[str, LoadProfile] | None = None
+    default_load_profiles: DefaultLoadProfiles | None = None
+    owned_commitments: list[OwnedCommitment] = Field(default_factory=list)
     # Sources of plain settings (chip counts, bytes per parameter, SDK versions...), by dotted
     # path; a path also covers everything below it.
     sources: dict[str, str] = Field(default_factory=dict)
@@ -506,6 +682,14 @@ class Catalog(_Strict):
                     problems.append(
                         f"accelerators.{name}.pricing {option!r} is not a pricing option"
                     )
+        for name in self.accelerators:
+            paid = [p for p in self.pricing_for(name) if p in self.pricing_options]
+            on_demand = [p for p in paid if self.pricing_options[p].kind == "on_demand"]
+            if len(on_demand) != 1:
+                problems.append(
+                    f"accelerators.{name} must be offered exactly one on-demand pricing option "
+                    f"(has {len(on_demand)}): uncommitted chip-hours are paid on demand"
+                )
         for name, fam in self.families.items():
             for platform in fam.support:
                 if platform not in self.platforms:
@@ -516,9 +700,96 @@ class Catalog(_Strict):
         if adapters is not None and adapters.adapter_precision not in self.memory.bytes_per_param:
             problems.append("workload_model.adapters.adapter_precision has no bytes_per_param")
         problems += self._attention_figures()
+        problems += self._profile_references()
+        problems += self._commitment_references()
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    def _profile_references(self) -> list[str]:
+        if (self.load_profiles is None) != (self.default_load_profiles is None):
+            return ["give load_profiles and default_load_profiles together"]
+        profiles = self.profiles()
+        problems = []
+        for use, kind in (("training", "work"), ("online", "serving"), ("batch", "work")):
+            name = getattr(self.defaults(), use)
+            if name not in profiles:
+                problems.append(f"default_load_profiles.{use} {name!r} is not a load profile")
+            elif profiles[name].kind != kind:
+                problems.append(f"default_load_profiles.{use} {name!r} must be a {kind} profile")
+        return problems
+
+    def _commitment_references(self) -> list[str]:
+        problems = []
+        for name, pricing in self.pricing_options.items():
+            for listed in [*(pricing.accelerators or []), *pricing.discounts_by_accelerator]:
+                if listed not in self.accelerators:
+                    problems.append(f"pricing_options.{name}: {listed!r} is not an accelerator")
+        for i, owned in enumerate(self.owned_commitments):
+            where = f"owned_commitments.{i}"
+            option = self.pricing_options.get(owned.pricing)
+            if option is None or option.kind == "on_demand":
+                problems.append(f"{where}.pricing {owned.pricing!r} is not a commitment option")
+                continue
+            if option.kind == "savings_plan":
+                if owned.usd_per_hour is None or owned.units is not None:
+                    problems.append(f"{where}: a savings plan gives usd_per_hour (not units)")
+                continue
+            acc = self.accelerators.get(owned.accelerator or "")
+            if acc is None or owned.units is None or owned.usd_per_hour is not None:
+                problems.append(f"{where}: a reservation gives an accelerator and units")
+            elif owned.unit_chips is not None and owned.unit_chips not in {
+                u.chips for u in acc.units()
+            }:
+                problems.append(
+                    f"{where}.unit_chips {owned.unit_chips} is not a reservation unit of "
+                    f"{owned.accelerator}"
+                )
+        return problems
+
+    def profiles(self) -> dict[str, LoadProfile]:
+        """The load profiles (the legacy pair for a catalog written before them)."""
+        return dict(self.load_profiles) if self.load_profiles is not None else LEGACY_PROFILES
+
+    def profile_kinds(self) -> dict[str, str]:
+        """Each load profile's kind (``serving`` or ``work``), as the inventory checks them."""
+        return {name: profile.kind for name, profile in self.profiles().items()}
+
+    def defaults(self) -> DefaultLoadProfiles:
+        """Which profile a workload without one gets."""
+        if self.default_load_profiles is not None:
+            return self.default_load_profiles
+        return LEGACY_DEFAULTS
+
+    def payable_options(self, accelerator: str) -> list[str]:
+        """How an accelerator's chip-hours can be paid: its on-demand option and every
+        commitment that can cover it."""
+        return [
+            name
+            for name in self.pricing_for(accelerator)
+            if self.pricing_options[name].kind == "on_demand"
+            or name in self.commitment_options(accelerator)
+        ]
+
+    def on_demand_option(self, accelerator: str) -> str:
+        """The accelerator's on-demand option (the catalog checks there is exactly one)."""
+        return next(
+            name
+            for name in self.pricing_for(accelerator)
+            if self.pricing_options[name].kind == "on_demand"
+        )
+
+    def commitment_options(self, accelerator: str) -> list[str]:
+        """The reservation and savings-plan options that can cover an accelerator."""
+        return [
+            name
+            for name in self.pricing_for(accelerator)
+            if self.pricing_options[name].kind == "reserved"
+            or (
+                self.pricing_options[name].kind == "savings_plan"
+                and accelerator in (self.pricing_options[name].accelerators or self.accelerators)
+            )
+        ]
 
     def _attention_figures(self) -> list[str]:
         """An ``attention_slowdown`` is charged at the workload's context against the

@@ -60,6 +60,21 @@ class Assignment(_Out):
         default=None, description="Chips one model replica uses (its parallel degree)."
     )
     replicas: int | None = Field(default=None, description="Replicas of the model deployed.")
+    coverage: dict[str, float] = Field(
+        default_factory=dict,
+        description="Its chip-hours by pricing option (on_demand and each commitment option); "
+        "pricing is the one with the most.",
+    )
+    showback_monthly_usd: float | None = Field(
+        default=None,
+        description="Its share of the whole bill: compute at the rates of what covered it, "
+        "plus its share of idle commitments, of its family's ports and of its platform's "
+        "migration. The shares of all workloads sum to objective_monthly_usd.",
+    )
+    load_profile: str | None = Field(default=None, description="When it runs over the week.")
+    run_hours: float | None = Field(
+        default=None, description="Work: the hours a month it holds its chips."
+    )
 
 
 class Unplaced(_Out):
@@ -81,6 +96,64 @@ class ReservedPurchase(_Out):
     capacity_chip_hours: float
     used_chip_hours: float
     utilization: float
+
+
+class Commitment(_Out):
+    """A commitment product held: bought in this plan or already owned."""
+
+    pricing: str
+    kind: Literal["reserved", "savings_plan"]
+    owned: bool
+    accelerator: str | None = Field(description="A reservation's accelerator; None for a plan.")
+    unit_chips: int | None = None
+    units: int | None = None
+    usd_per_hour: float | None = Field(default=None, description="A savings plan's commitment.")
+    term_months: int | None = Field(default=None, description="Bought: the term signed.")
+    months_left: int | None = Field(default=None, description="Owned: months still to run.")
+    monthly_cost_usd: float
+    capacity_chip_hours: float | None = Field(
+        default=None, description="Reservations: chip-hours the units could cover a month."
+    )
+    used_chip_hours: float
+    used_usd: float = Field(description="The covered chip-hours at the commitment's rates.")
+    utilization: float = Field(description="used_usd / monthly_cost_usd.")
+    coverage: float = Field(
+        description="The share of the covered accelerators' chip-hours this commitment covers."
+    )
+
+
+class FinOps(_Out):
+    """The commitment measures FinOps teams track, for the whole plan."""
+
+    on_demand_equivalent_usd: float = Field(
+        description="All compute chip-hours at on-demand rates."
+    )
+    compute_usd: float = Field(description="What compute costs: on demand plus commitments.")
+    commitment_coverage: float = Field(
+        description="Chip-hours covered by commitments / all chip-hours."
+    )
+    commitment_utilization: float = Field(
+        description="Commitment value used / commitment cost (1 when nothing is idle)."
+    )
+    unused_commitment_usd: float = Field(description="Commitment cost left idle this month.")
+    effective_savings_rate: float = Field(description="1 - compute_usd / on_demand_equivalent_usd.")
+
+
+class SliceUse(_Out):
+    """Chips on one accelerator in one time slice of the month (the plan's per-slice check)."""
+
+    accelerator: str
+    slice: str
+    hours: float = Field(description="Hours of the month this slice stands for.")
+    serving_chips: float
+    work_chips: float
+    flexible_chips: float = Field(description="Of the work: placed here by the optimizer.")
+    committed_chips: float
+    on_demand_chips: float
+    covered_by: dict[str, float] = Field(
+        default_factory=dict, description="Chips covered, by commitment product."
+    )
+    limit_chips: int | None = None
 
 
 class PortedFamily(_Out):
@@ -141,10 +214,11 @@ class SolverInfo(_Out):
     termination: str = ""
 
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
-``no_solution``."""
+``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
+and showback."""
 
 
 class InputInfo(_Out):
@@ -202,6 +276,9 @@ class Plan(_Out):
     reserved_purchases: list[ReservedPurchase]
     ported_families: list[PortedFamily]
     migrations: list[Migration] = Field(default_factory=list)
+    commitments: list[Commitment] = Field(default_factory=list)
+    finops: FinOps | None = None
+    slices: list[SliceUse] = Field(default_factory=list)
     baselines: Baselines
     solver: SolverInfo
     message: str = ""

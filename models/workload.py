@@ -56,6 +56,7 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "context_tokens",
     "peak_to_mean",
     "input_token_share",
+    "load_profile",
 )
 KNOWN_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 NUMBER_COLUMNS: tuple[str, ...] = (
@@ -132,6 +133,9 @@ INVALID_VALUE = "invalid_inventory_value"
 
 ACCELERATOR_NAMES = "accelerator_names"
 """Validation-context key: the catalog's accelerator names a pin must be one of (lower case)."""
+LOAD_PROFILES = "load_profiles"
+"""Validation-context key: the catalog's load profiles, name (lower case) -> ``serving`` or
+``work``."""
 
 _TRUE_WORDS = frozenset({"true", "yes", "1"})
 _FALSE_WORDS = frozenset({"false", "no", "0"})
@@ -159,6 +163,7 @@ EXPECTED: dict[str, str] = {
     "context_tokens": _a_number(BOUNDS["context_tokens"]) + ", or empty",
     "peak_to_mean": _a_number(BOUNDS["peak_to_mean"]) + ", or empty",
     "input_token_share": _a_number(BOUNDS["input_token_share"]) + ", or empty",
+    "load_profile": "a load profile name from the catalog, or empty",
 }
 """What each column expects, in the words a planner reads after "expected"."""
 
@@ -437,6 +442,9 @@ class Workload(BaseModel):
     input_token_share: Annotated[
         float | None, BeforeValidator(_number("input_token_share", required=False))
     ] = None
+    load_profile: Annotated[str | None, BeforeValidator(_name("load_profile", required=False))] = (
+        None
+    )
 
     @field_validator("serving", mode="after")
     @classmethod
@@ -451,6 +459,22 @@ class Workload(BaseModel):
         names = (info.context or {}).get(ACCELERATOR_NAMES)
         if value is not None and names is not None and value not in names:
             raise _invalid(_one_of(names) + " (or empty for no pin)")
+        return value
+
+    @field_validator("load_profile", mode="after")
+    @classmethod
+    def _known_profile(cls, value: str | None, info: ValidationInfo) -> str | None:
+        """A catalog profile, of the kind the workload is: ``serving`` for online inference,
+        ``work`` for training and batch inference."""
+        profiles = (info.context or {}).get(LOAD_PROFILES)
+        if value is None or profiles is None:
+            return value
+        kind, serving = info.data.get("kind"), info.data.get("serving")
+        wanted = "serving" if kind == "inference" and serving == "online" else "work"
+        fitting = [name for name, profile_kind in profiles.items() if profile_kind == wanted]
+        if value not in fitting:
+            who = "online inference" if wanted == "serving" else "training and batch inference"
+            raise _invalid(f"{_one_of(fitting)} (the {wanted} profiles, for {who}), or empty")
         return value
 
     @model_validator(mode="wrap")

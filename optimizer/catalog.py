@@ -477,7 +477,7 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
     """
     records: list[dict[str, Any]] = []
 
-    def walk(node: Any, path: str) -> None:
+    def walk(node: Any, path: str, inherited: str = "") -> None:
         if isinstance(node, dict) and "source" in node and ("point" in node or "value" in node):
             point = node.get("point", node.get("value"))
             records.append(
@@ -501,14 +501,20 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
             )
             return
         if isinstance(node, dict):
+            # An entry with its own source (a reservation unit, a load profile) sources its
+            # plain settings.
+            own = node.get("source") if isinstance(node.get("source"), str) else inherited
             for key, value in node.items():
-                walk(value, f"{path}.{key}" if path else str(key))
+                if key != "source" or own is inherited:
+                    walk(value, f"{path}.{key}" if path else str(key), own or "")
             return
         if isinstance(node, list) and node and all(isinstance(v, dict) for v in node):
             for value in node:
-                walk(value, path)
+                walk(value, path, inherited)
             return
-        records.append({"path": path, "low": None, "point": node, "high": None, "source": ""})
+        records.append(
+            {"path": path, "low": None, "point": node, "high": None, "source": inherited}
+        )
 
     data = catalog.model_dump(mode="json")
     data.pop("sources", None)

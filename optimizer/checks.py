@@ -11,8 +11,9 @@ import math
 
 import pandas as pd
 
+from placement.commitments import reservation_key
 from placement.models.catalog import Catalog
-from placement.models.plan import OptionEvaluation, Plan
+from placement.models.plan import Assignment, OptionEvaluation, Plan
 
 TOLERANCE_USD = 0.05  # plan figures are rounded to cents
 RELATIVE = 1e-6
@@ -73,7 +74,6 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     hours = catalog.economics.hours_per_month.value
     ported = {(p.family, p.platform) for p in plan.ported_families}
     migrated = {m.platform for m in plan.migrations}
-    pool_use: dict[tuple[str, str], float] = {}
 
     for a in plan.assignments:
         w = by_id.loc[a.workload_id]
@@ -138,31 +138,10 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
             )
             if ready > needed + 1e-9:
                 problems.append(f"porting time: {where}: ready in {ready} weeks > {needed}")
-        kind = catalog.pricing_options[a.pricing].kind
-        if kind == "reserved":
-            key = (a.accelerator, a.pricing)
-            pool_use[key] = pool_use.get(key, 0.0) + a.chip_hours
-        rate = acc.on_demand_usd_per_chip_hour.value * (
-            1 - catalog.pricing_options[a.pricing].discount_vs_on_demand.value
-        )
-        if not _close(a.monthly_cost_usd, a.chip_hours * rate, 0.05 + 0.001 * a.chip_hours):
-            problems.append(f"cost: {where}: {a.monthly_cost_usd} != chip-hours x rate")
+        problems += _coverage_problems(where, a, catalog, hours)
 
-    # Reserved capacity.
-    bought = {(r.accelerator, r.pricing): r for r in plan.reserved_purchases}
-    for key, used in pool_use.items():
-        r = bought.get(key)
-        usable = catalog.pricing_options[key[1]].usable_fraction
-        frac = usable.value if usable else 1.0
-        capacity = (
-            0.0
-            if r is None
-            else r.units * catalog.accelerators[key[0]].reservation_unit_chips * hours * frac
-        )
-        if used > capacity + 1e-3 + 1e-9 * used:
-            problems.append(
-                f"reserved capacity: {key}: {used:.1f} chip-hours > capacity {capacity:.1f}"
-            )
+    problems += _slice_problems(plan, catalog)
+    problems += _commitment_problems(plan, catalog)
 
     # Porting capacity.
     cap = catalog.economics.porting_capacity_weeks_per_cycle
@@ -176,11 +155,12 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     # Costs: the breakdown from the plan's items, and the total.
     cb = plan.cost_breakdown
     on_demand = sum(
-        a.monthly_cost_usd
+        h * _rate(catalog, option, a.accelerator)
         for a in plan.assignments
-        if catalog.pricing_options[a.pricing].kind == "on_demand"
+        for option, h in a.coverage.items()
+        if catalog.pricing_options[option].kind == "on_demand"
     )
-    reserved = sum(r.monthly_cost_usd for r in plan.reserved_purchases)
+    reserved = sum(c.monthly_cost_usd for c in plan.commitments)
     porting = sum(p.one_off_usd for p in plan.ported_families) / months
     migration = sum(m.one_off_usd for m in plan.migrations) / months
     n = max(1, len(plan.assignments))
@@ -200,4 +180,235 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         )
     if plan.objective_monthly_usd is not None and math.isnan(plan.objective_monthly_usd):
         problems.append("objective: NaN")
+    if plan.objective_monthly_usd is not None and plan.assignments:
+        shown = round(sum(a.showback_monthly_usd or 0.0 for a in plan.assignments), 2)
+        if abs(shown - plan.objective_monthly_usd) > 0.005:
+            problems.append(
+                f"showback: shares add to {shown} != total {plan.objective_monthly_usd}"
+            )
+    return problems
+
+
+def _rate(catalog: Catalog, pricing: str, accelerator: str) -> float:
+    """USD per chip-hour of ``accelerator`` under ``pricing`` (a reservation's legacy usable
+    fraction makes each covered chip-hour dearer)."""
+    option = catalog.pricing_options[pricing]
+    rate = catalog.accelerators[accelerator].on_demand_usd_per_chip_hour.value * (
+        1 - option.discount_for(accelerator)
+    )
+    if option.kind == "reserved" and option.usable_fraction is not None:
+        rate /= option.usable_fraction.value
+    return rate
+
+
+def _coverage_problems(where: str, a: Assignment, catalog: Catalog, hours: float) -> list[str]:
+    """Its chip-hours are paid for once, under options of its accelerator, at their rates; its
+    pricing is the option covering most; work holds its chips for ``run_hours``."""
+    problems = []
+    payable = set(catalog.payable_options(a.accelerator))
+    if set(a.coverage) - payable:
+        problems.append(f"coverage: {where}: {sorted(set(a.coverage) - payable)} cannot pay")
+    if not _close(sum(a.coverage.values()), a.chip_hours, 0.01 + 1e-6 * a.chip_hours):
+        problems.append(f"coverage: {where}: covers {sum(a.coverage.values()):.3f} chip-hours")
+    if a.coverage and a.coverage.get(a.pricing, 0.0) < max(a.coverage.values()) - 1e-3:
+        problems.append(f"coverage: {where}: pricing is not the option covering most")
+    cost = sum(h * _rate(catalog, k, a.accelerator) for k, h in a.coverage.items())
+    if not _close(a.monthly_cost_usd, cost, 0.05 + 1e-4 * a.chip_hours):
+        problems.append(f"cost: {where}: {a.monthly_cost_usd} != its coverage at its rates")
+    if a.run_hours is not None:
+        # run_hours is reported to 3 decimals: allow half a thousandth of an hour per chip.
+        if not _close(a.run_hours * a.chips, a.chip_hours, 0.01 + 5e-4 * a.chips):
+            problems.append(f"concurrency: {where}: {a.chips} chips x {a.run_hours} h")
+        if a.run_hours > hours + 1e-6:
+            problems.append(f"concurrency: {where}: runs {a.run_hours} h > a month")
+    return problems
+
+
+def _profile_shapes(
+    plan: Plan, catalog: Catalog
+) -> tuple[dict[str, float], dict[str, list[float]]]:
+    """Slice hours by name (from the plan) and each profile's 48 levels in that order."""
+    slice_hours: dict[str, float] = {}
+    for s in plan.slices:
+        slice_hours.setdefault(s.slice, s.hours)
+    return slice_hours, {k: p.levels() for k, p in catalog.profiles().items()}
+
+
+def _slice_problems(plan: Plan, catalog: Catalog) -> list[str]:
+    """Per (accelerator, slice): the chips in use recomputed from the assignments (serving at
+    its level, fixed work spread by its level, flexible work only where its profile runs and
+    adding up to its chip-hours), covered within it, and within the chip limit."""
+    problems: list[str] = []
+    if not plan.slices or not plan.assignments:
+        return problems
+    slice_hours, levels = _profile_shapes(plan, catalog)
+    names = list(slice_hours)
+    weights = [slice_hours[n] for n in names]
+    month = sum(weights)
+    specs = catalog.profiles()
+    serving: dict[str, list[float]] = {}
+    fixed: dict[str, list[float]] = {}
+    flexible_hours: dict[str, float] = {}
+    may_flex: dict[str, list[bool]] = {}
+    for a in plan.assignments:
+        zero = [0.0] * len(names)
+        g = levels[str(a.load_profile)]
+        spec = specs[str(a.load_profile)]
+        if spec.kind == "serving":
+            mean = sum(w * x for w, x in zip(weights, g, strict=True)) / month
+            b = 1.0 if mean >= 1 else (a.chip_hours / (a.chips * month) - mean) / (1 - mean)
+            row = serving.setdefault(a.accelerator, list(zero))
+            for t, x in enumerate(g):
+                row[t] += a.chips * (b + (1 - b) * x)
+        elif spec.placement == "fixed":
+            spread = sum(w * x for w, x in zip(weights, g, strict=True))
+            row = fixed.setdefault(a.accelerator, list(zero))
+            for t, x in enumerate(g):
+                row[t] += a.chip_hours * x / spread
+        else:
+            flexible_hours[a.accelerator] = flexible_hours.get(a.accelerator, 0.0) + a.chip_hours
+            allowed = may_flex.setdefault(a.accelerator, [False] * len(names))
+            for t, x in enumerate(g):
+                allowed[t] = allowed[t] or x > 0
+    capacity = _product_capacity(plan, catalog)
+    placed: dict[str, float] = {}
+    spent: dict[tuple[str, str], float] = {}
+    for s in plan.slices:
+        t = names.index(s.slice)
+        where = f"slice {s.accelerator} {s.slice}"
+        tol = 1e-3 + 1e-6 * (s.serving_chips + s.work_chips)
+        want = serving.get(s.accelerator, [0.0] * len(names))[t]
+        if abs(s.serving_chips - want) > tol + 1e-6 * want:
+            problems.append(
+                f"{where}: {s.serving_chips} serving chips, assignments give {want:.4f}"
+            )
+        fixed_work = fixed.get(s.accelerator, [0.0] * len(names))[t]
+        if abs(s.work_chips - s.flexible_chips - fixed_work) > tol + 1e-6 * fixed_work:
+            problems.append(
+                f"{where}: {s.work_chips} work chips, assignments give {fixed_work:.4f}"
+            )
+        if s.flexible_chips > tol and not may_flex.get(s.accelerator, [False] * len(names))[t]:
+            problems.append(f"{where}: flexible work placed where no flexible profile runs")
+        placed[s.accelerator] = placed.get(s.accelerator, 0.0) + s.flexible_chips * s.hours
+        in_use = s.serving_chips + s.work_chips
+        if abs(s.committed_chips - sum(s.covered_by.values())) > tol:
+            problems.append(f"{where}: committed chips are not the sum of covered_by")
+        if s.committed_chips > in_use + tol:
+            problems.append(f"{where}: {s.committed_chips} chips covered > {in_use:.4f} in use")
+        if abs(s.on_demand_chips - (in_use - s.committed_chips)) > tol:
+            problems.append(f"{where}: on-demand chips are not in use minus covered")
+        limit = catalog.accelerators[s.accelerator].max_chips
+        if limit is not None and in_use > limit + tol:
+            problems.append(f"chip limit: {where}: {in_use:.2f} chips > {limit}")
+        for product, chips in s.covered_by.items():
+            if product in capacity:  # reservations: whole units of chips
+                if chips > capacity[product] + tol:
+                    problems.append(
+                        f"{where}: {product} covers {chips} chips > its {capacity[product]:.4g}"
+                    )
+            else:  # savings plans: USD per hour, summed over the accelerators they cover
+                key = (product, s.slice)
+                spent[key] = spent.get(key, 0.0) + chips * _rate(catalog, product, s.accelerator)
+    plans = _plan_usd_per_hour(plan)
+    for (product, slice_name), usd in spent.items():
+        if usd > plans.get(product, 0.0) + 1e-3 + 1e-6 * usd:
+            problems.append(
+                f"slice {slice_name}: {product} spends {usd:.2f} USD/h > "
+                f"{plans.get(product, 0.0):.2f} committed"
+            )
+    for acc, hours_ in flexible_hours.items():
+        # Slice chips are reported to 4 decimals: up to 0.00005 x the month's hours apart.
+        if abs(placed.get(acc, 0.0) - hours_) > 0.01 + 5e-5 * month + 1e-5 * hours_:
+            problems.append(
+                f"slices {acc}: flexible work placed {placed.get(acc, 0.0):.2f} "
+                f"chip-hours of {hours_:.2f}"
+            )
+    return problems
+
+
+def _product_capacity(plan: Plan, catalog: Catalog) -> dict[str, float]:
+    """Chips each reservation product covers in any hour: its units (owned and bought) x the
+    unit's chips (x the legacy usable fraction)."""
+    capacity: dict[str, float] = {}
+    for c in plan.commitments:
+        if c.kind != "reserved" or c.accelerator is None or c.unit_chips is None:
+            continue
+        usable = catalog.pricing_options[c.pricing].usable_fraction
+        key = reservation_key(c.pricing, c.accelerator, c.unit_chips)
+        chips = (c.units or 0) * c.unit_chips * (usable.value if usable else 1.0)
+        capacity[key] = capacity.get(key, 0.0) + chips
+    return capacity
+
+
+def _plan_usd_per_hour(plan: Plan) -> dict[str, float]:
+    usd: dict[str, float] = {}
+    for c in plan.commitments:
+        if c.kind == "savings_plan":
+            usd[c.pricing] = usd.get(c.pricing, 0.0) + (c.usd_per_hour or 0.0)
+    return usd
+
+
+def _commitment_problems(plan: Plan, catalog: Catalog) -> list[str]:
+    """Commitments: what they covered over the month matches the assignments' coverage; each
+    workload's committed chip-hours fit in what was held while it ran; nothing bought beyond a
+    product's limit."""
+    problems: list[str] = []
+    hours_of = {s.slice: s.hours for s in plan.slices}
+    by_option: dict[tuple[str, str], float] = {}
+    for s in plan.slices:
+        for product, chips in s.covered_by.items():
+            option = product.split("/")[0]
+            key = (s.accelerator, option)
+            by_option[key] = by_option.get(key, 0.0) + chips * hours_of[s.slice]
+    claimed: dict[tuple[str, str], float] = {}
+    for a in plan.assignments:
+        for option, h in a.coverage.items():
+            if catalog.pricing_options[option].kind != "on_demand":
+                key = (a.accelerator, option)
+                claimed[key] = claimed.get(key, 0.0) + h
+    for key in sorted(set(by_option) | set(claimed)):
+        got, want = claimed.get(key, 0.0), by_option.get(key, 0.0)
+        if abs(got - want) > 0.05 + 1e-5 * want:
+            problems.append(f"coverage: {key}: workloads claim {got:.2f} of {want:.2f} chip-hours")
+    # A job's chips run together: it cannot use more commitment than exists while it runs.
+    held: dict[str, float] = {}
+    for c in plan.commitments:
+        if c.kind == "reserved" and c.accelerator is not None:
+            held[c.accelerator] = held.get(c.accelerator, 0.0) + (c.units or 0) * (
+                c.unit_chips or 0
+            )
+            continue
+        covered = catalog.pricing_options[c.pricing].accelerators or list(catalog.accelerators)
+        for acc in covered:
+            if c.kind == "savings_plan":
+                held[acc] = held.get(acc, 0.0) + (c.usd_per_hour or 0.0) / _rate(
+                    catalog, c.pricing, acc
+                )
+    for a in plan.assignments:
+        if a.run_hours is None:
+            continue
+        committed = sum(
+            h for k, h in a.coverage.items() if catalog.pricing_options[k].kind != "on_demand"
+        )
+        if committed > a.run_hours * held.get(a.accelerator, 0.0) + 0.01 + 1e-6 * committed:
+            problems.append(
+                f"concurrency: {a.workload_id}: {committed:.1f} committed chip-hours > "
+                f"{a.run_hours} h x {held.get(a.accelerator, 0.0):.1f} chips held"
+            )
+    for c in plan.commitments:
+        if c.capacity_chip_hours is not None and c.used_chip_hours > c.capacity_chip_hours + 0.01:
+            problems.append(f"commitment {c.pricing}: used beyond its capacity")
+        if c.utilization > 1 + 1e-4:
+            problems.append(f"commitment {c.pricing}: utilisation {c.utilization} > 1")
+    bought: dict[str, int] = {}
+    for c in plan.commitments:
+        if c.kind == "reserved" and not c.owned and c.accelerator and c.unit_chips:
+            name = reservation_key(c.pricing, c.accelerator, c.unit_chips)
+            bought[name] = bought.get(name, 0) + (c.units or 0)
+    for acc_name, spec in catalog.accelerators.items():
+        for unit in spec.units():
+            for pricing in catalog.commitment_options(acc_name):
+                product = reservation_key(pricing, acc_name, unit.chips)
+                if unit.max_units is not None and bought.get(product, 0) > unit.max_units:
+                    problems.append(f"limit: {product}: {bought[product]} units > {unit.max_units}")
     return problems

@@ -341,7 +341,11 @@ def validate_command(
         check_output_path(output)
     catalog = _catalog(catalog_path, overrides).catalog
     inv = read_inventory(
-        inventory, list(catalog.accelerators), input_format=input_format, sheet=sheet
+        inventory,
+        list(catalog.accelerators),
+        input_format=input_format,
+        sheet=sheet,
+        load_profiles=catalog.profile_kinds(),
     )
     records = [inventory_summary(inv, catalog.families)]
     emit(

@@ -1,35 +1,51 @@
-"""Read the solved model back into plain frames (no PuLP objects leave this module)."""
+"""Read the solved model back into plain frames (no PuLP objects leave this module).
+
+Besides the decisions, this attributes what the commitments covered to the workloads that used
+them (``coverage``): in each slice, the narrowest eligible commitment first goes to the classes
+of replicas it can hold; within a class, serving chips share their slice's coverage in
+proportion to the chips each holds there; work that runs only part of the hours its profile
+offers gets its own modelled coverage, and the rest of the class's covered work chip-hours are
+shared by the other work in proportion to its chip-hours.
+"""
 
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
+import pulp
 
-from placement.formulation import (
-    PlacementModel,
-    porting_one_off_usd,
-    reserved_unit_chip_hours,
-    reserved_unit_monthly_usd,
-)
+from placement.commitments import CommitmentBook, OwnedEntry, on_demand_rate
+from placement.estimating.profiles import profile_levels
+from placement.formulation import PlacementModel, porting_one_off_usd
 from placement.models.catalog import Catalog
+
+ON_DEMAND = "on_demand"
 
 
 @dataclass(frozen=True)
 class Solution:
-    """The decisions of one solve.
+    """The decisions of one solve and what they imply.
 
-    ``chosen``: one option row per placed workload (the estimates' columns);
-    ``reserved``: units per reserved pool; ``ported``: (family, platform) pairs ported;
-    ``adopted``: platforms whose migration is started; ``costs``: the cost breakdown in USD.
+    ``chosen``: one model row per placed workload (the estimates' columns), with
+    ``committed_chip_hours`` and ``compute_usd`` (its chip-hours at the rates of what paid for
+    them); ``coverage``: chip-hours per (workload, product) plus ``on_demand``; ``products``:
+    every commitment product held, with units bought and owned, cost and use; ``slices``: chips
+    per (accelerator, slice); ``ported``, ``adopted``; ``costs``: the cost breakdown in USD;
+    ``owned``: the catalog's commitments already owned.
     """
 
     chosen: pd.DataFrame
-    reserved: pd.DataFrame
+    coverage: pd.DataFrame
+    products: pd.DataFrame
+    slices: pd.DataFrame
     ported: pd.DataFrame
     adopted: list[str]
     costs: dict[str, float]
+    owned: list[OwnedEntry]
 
 
 def _on(value: float | None) -> bool:
@@ -37,33 +53,23 @@ def _on(value: float | None) -> bool:
     return value is not None and value > 0.5
 
 
+def _value(var: pulp.LpVariable | pulp.LpAffineExpression) -> float:
+    value = pulp.value(var)
+    return float(value) if value is not None else 0.0
+
+
 def extract_solution(model: PlacementModel, catalog: Catalog) -> Solution:
-    """Chosen options, reserved units, ports and migrations, and costs recomputed from them."""
+    """Chosen placements, commitments, ports and migrations, and costs recomputed from them."""
     chosen_ids = [oid for oid, var in model.assign.items() if _on(var.varValue)]
     chosen = model.options.loc[chosen_ids].sort_values("workload")
-    reserved_rows = []
-    for (acc, pricing), var in model.reserved_units.items():
-        units = round(var.varValue or 0.0)
-        used = float(
-            chosen.loc[
-                chosen["accelerator"].eq(acc) & chosen["pricing"].eq(pricing), "chip_hours"
-            ].sum()
-        )
-        if units == 0 and used == 0:
-            continue
-        reserved_rows.append(
-            {
-                "accelerator": acc,
-                "pricing": pricing,
-                "units": units,
-                "monthly_cost_usd": units * reserved_unit_monthly_usd(catalog, acc, pricing),
-                "used_chip_hours": used,
-            }
-        )
-    reserved = pd.DataFrame(
-        reserved_rows,
-        columns=["accelerator", "pricing", "units", "monthly_cost_usd", "used_chip_hours"],
-    )
+    book = model.book
+    units = {key: round(var.varValue or 0.0) for key, var in model.units.items()}
+    plan_usd = {key: max(0.0, var.varValue or 0.0) for key, var in model.plan_usd.items()}
+    slices, supplied = _slice_table(model, chosen, catalog)
+    coverage = _attribute(model, chosen, catalog, supplied)
+    accelerator_of = dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
+    products = _products(book, units, plan_usd, coverage, accelerator_of, catalog)
+    chosen = _with_compute_cost(chosen, coverage, book, catalog)
     ported = pd.DataFrame(
         [{"family": f, "platform": s} for (f, s), var in model.port.items() if _on(var.varValue)],
         columns=["family", "platform"],
@@ -71,27 +77,338 @@ def extract_solution(model: PlacementModel, catalog: Catalog) -> Solution:
     adopted = sorted(s for s, var in model.adopt.items() if _on(var.varValue))
     return Solution(
         chosen=chosen,
-        reserved=reserved,
+        coverage=coverage,
+        products=products,
+        slices=slices,
         ported=ported,
         adopted=adopted,
-        costs=solution_costs(chosen, reserved, ported, adopted, catalog),
+        costs=solution_costs(chosen, products, ported, adopted, catalog),
+        owned=book.owned,
     )
+
+
+def _slice_table(
+    model: PlacementModel, chosen: pd.DataFrame, catalog: Catalog
+) -> tuple[pd.DataFrame, dict[tuple[str, int], dict[str, float]]]:
+    """Chips per (accelerator, slice): in use (serving, work, of it flexible), covered by each
+    product, and on demand. Also returns each slice's coverage by product."""
+    grid = model.grid
+    rows = []
+    supplied: dict[tuple[str, int], dict[str, float]] = {}
+    accelerators = sorted({a for a, _ in model.serving})
+    for acc in accelerators:
+        for t, hours in enumerate(grid.hours):
+            serving = sum(_value(v[t]) for (a, _), v in model.serving.items() if a == acc)
+            work = sum(_value(v[t]) for (a, _), v in model.work.items() if a == acc)
+            flexible = sum(
+                _value(v) for (a, _, _, s), v in model.flexible.items() if a == acc and s == t
+            )
+            by_product = {
+                q.key: _value(model.reserved_cover[(q.key, t)])
+                for q in model.book.on(acc)
+                if (q.key, t) in model.reserved_cover
+            }
+            for plan in model.book.plans_for(acc):
+                if (plan.key, acc, t) in model.plan_cover:
+                    by_product[plan.key] = _value(model.plan_cover[(plan.key, acc, t)])
+            by_product = {k: v for k, v in by_product.items() if v > 1e-9}
+            supplied[(acc, t)] = by_product
+            covered = sum(by_product.values())
+            rows.append(
+                {
+                    "accelerator": acc,
+                    "slice": grid.names[t],
+                    "hours": float(hours),
+                    "serving_chips": serving,
+                    "work_chips": work,
+                    "flexible_chips": flexible,
+                    "committed_chips": covered,
+                    "on_demand_chips": max(0.0, serving + work - covered),
+                    "covered_by": by_product,
+                    "limit_chips": catalog.accelerators[acc].max_chips,
+                }
+            )
+    columns = [
+        "accelerator",
+        "slice",
+        "hours",
+        "serving_chips",
+        "work_chips",
+        "flexible_chips",
+        "committed_chips",
+        "on_demand_chips",
+        "covered_by",
+        "limit_chips",
+    ]
+    return pd.DataFrame(rows, columns=columns), supplied
+
+
+def _class_shares(
+    model: PlacementModel,
+    acc: str,
+    t: int,
+    supplied: dict[str, float],
+) -> dict[float, dict[str, float]]:
+    """Chips of each product given to each class in one slice: classes from the narrowest,
+    each served by its narrowest eligible products first (the nesting makes this exact)."""
+    book = model.book
+    limit = {q.key: (q.max_replica_chips or math.inf) for q in book.on(acc)}
+    left = dict(supplied)
+    order = sorted(left, key=lambda key: limit.get(key, math.inf))
+    shares: dict[float, dict[str, float]] = {}
+    for c in sorted(c for a, c in model.serving if a == acc):
+        need = _value(model.serving_cover[(acc, c, t)]) + _value(model.work_cover[(acc, c, t)])
+        shares[c] = {}
+        for key in order:
+            if need <= 1e-12:
+                break
+            if limit.get(key, math.inf) < c or left[key] <= 1e-12:
+                continue
+            take = min(need, left[key])
+            shares[c][key] = take
+            left[key] -= take
+            need -= take
+    return shares
+
+
+def _attribute(
+    model: PlacementModel,
+    chosen: pd.DataFrame,
+    catalog: Catalog,
+    supplied: dict[tuple[str, int], dict[str, float]],
+) -> pd.DataFrame:
+    """Committed chip-hours per (workload, product), and each workload's on-demand rest."""
+    grid = model.grid
+    levels = profile_levels(catalog)
+    specs = catalog.profiles()
+    out: dict[tuple[int, str], float] = defaultdict(float)
+    for acc in sorted({a for a, _ in model.serving}):
+        shares = {
+            t: _class_shares(model, acc, t, supplied[(acc, t)]) for t in range(len(grid.hours))
+        }
+        for c in sorted(c for a, c in model.serving if a == acc):
+            mine = chosen[chosen["accelerator"].eq(acc) & chosen["eligibility"].eq(c)]
+            if mine.empty:
+                continue
+            serving_rows = mine[mine["load_profile"].map(lambda k: specs[k].kind == "serving")]
+            work_rows = mine.drop(serving_rows.index)
+            sigma = np.array(
+                [_value(model.serving_cover[(acc, c, t)]) for t in range(len(grid.hours))]
+            )
+            omega = np.array(
+                [_value(model.work_cover[(acc, c, t)]) for t in range(len(grid.hours))]
+            )
+            demand = np.array([_value(model.serving[(acc, c)][t]) for t in range(len(grid.hours))])
+            total = sigma + omega
+            keys = sorted({k for t in shares for k in shares[t].get(c, {})})
+            mix = {
+                key: np.array(
+                    [
+                        shares[t].get(c, {}).get(key, 0.0) / total[t] if total[t] > 1e-12 else 0.0
+                        for t in range(len(grid.hours))
+                    ]
+                )
+                for key in keys
+            }
+            if not serving_rows.empty:
+                covered_share = np.divide(
+                    sigma, demand, out=np.zeros_like(sigma), where=demand > 1e-12
+                )
+                g = np.vstack([levels[str(k)] for k in serving_rows["load_profile"]])
+                b = serving_rows["base_fraction"].to_numpy(dtype=float)[:, None]
+                chips = serving_rows["chips"].to_numpy(dtype=float)[:, None] * (b + (1 - b) * g)
+                held = chips * (grid.hours * covered_share)[None, :]
+                workloads = serving_rows["workload"].astype(int).tolist()
+                for key, weights in mix.items():
+                    for w, amount in zip(workloads, held @ weights, strict=True):
+                        out[(w, key)] += float(amount)
+            if not work_rows.empty:
+                covered = grid.hours * omega
+                month = float(covered.sum())
+                if month <= 1e-9:
+                    continue
+                product_mix = {key: float(covered @ w) / month for key, w in mix.items()}
+                short = {
+                    oid: _value(model.short_cover[int(oid)])
+                    for oid in work_rows.index
+                    if int(oid) in model.short_cover
+                }
+                # kappa is only an upper bound the solver may leave slack in: never hand out
+                # more than the class's covered work.
+                claimed = sum(short.values())
+                if claimed > month:
+                    short = {oid: v * month / claimed for oid, v in short.items()}
+                rest = max(0.0, month - sum(short.values()))
+                long_rows = work_rows.drop([oid for oid in short])
+                long_hours = float(long_rows["chip_hours"].sum())
+                for oid, row in work_rows.iterrows():
+                    if oid in short:
+                        got = short[oid]
+                    else:
+                        got = rest * float(row["chip_hours"]) / long_hours if long_hours else 0.0
+                    got = min(got, float(row["chip_hours"]))
+                    for key, share in product_mix.items():
+                        out[(int(row["workload"]), key)] += got * share
+    frame = pd.DataFrame(
+        [{"workload": w, "product": k, "chip_hours": v} for (w, k), v in out.items() if v > 1e-9],
+        columns=["workload", "product", "chip_hours"],
+    )
+    committed = frame.groupby("workload")["chip_hours"].sum()
+    rest = (
+        chosen.set_index("workload")["chip_hours"]
+        - committed.reindex(chosen["workload"]).fillna(0.0).to_numpy()
+    )
+    on_demand = pd.DataFrame(
+        {"workload": rest.index, "product": ON_DEMAND, "chip_hours": rest.clip(lower=0).to_numpy()}
+    )
+    return pd.concat([frame, on_demand], ignore_index=True)
+
+
+def _products(
+    book: CommitmentBook,
+    units: dict[str, int],
+    plan_usd: dict[str, float],
+    coverage: pd.DataFrame,
+    accelerator_of: dict[int, str],
+    catalog: Catalog,
+) -> pd.DataFrame:
+    """Every commitment product held: bought and owned, cost, capacity and use."""
+    hours = catalog.economics.hours_per_month.value
+    used = coverage.groupby("product")["chip_hours"].sum()
+    rows = []
+    for q in book.reservations:
+        bought = units.get(q.key, 0)
+        if bought == 0 and q.owned_units == 0:
+            continue
+        held = q.owned_units + bought
+        use = float(used.get(q.key, 0.0))
+        rows.append(
+            {
+                "product": q.key,
+                "pricing": q.pricing,
+                "kind": "reserved",
+                "accelerator": q.accelerator,
+                "unit_chips": q.unit_chips,
+                "units_bought": bought,
+                "units_owned": q.owned_units,
+                "usd_per_hour_bought": None,
+                "usd_per_hour_owned": None,
+                "bought_monthly_usd": bought * q.unit_monthly_usd,
+                "owned_monthly_usd": q.owned_monthly_usd,
+                "capacity_chip_hours": held * q.unit_capacity_chips * hours,
+                "used_chip_hours": use,
+                "used_usd": use * q.rate_usd_per_chip_hour,
+                "accelerators": [q.accelerator],
+            }
+        )
+    for plan in book.savings_plans:
+        bought_usd = plan_usd.get(plan.key, 0.0)
+        if bought_usd <= 1e-9 and plan.owned_usd_per_hour == 0:
+            continue
+        mine = coverage[coverage["product"].eq(plan.key)]
+        rows.append(
+            {
+                "product": plan.key,
+                "pricing": plan.pricing,
+                "kind": "savings_plan",
+                "accelerator": None,
+                "unit_chips": None,
+                "units_bought": None,
+                "units_owned": None,
+                "usd_per_hour_bought": bought_usd,
+                "usd_per_hour_owned": plan.owned_usd_per_hour,
+                "bought_monthly_usd": bought_usd * hours,
+                "owned_monthly_usd": plan.owned_monthly_usd,
+                "capacity_chip_hours": None,
+                "used_chip_hours": float(mine["chip_hours"].sum()),
+                "used_usd": float(
+                    sum(
+                        r.chip_hours * plan.rates[accelerator_of[r.workload]]
+                        for r in mine.itertuples()
+                    )
+                ),
+                "accelerators": sorted(plan.rates),
+            }
+        )
+    return pd.DataFrame(rows, columns=PRODUCT_COLUMNS)
+
+
+PRODUCT_COLUMNS = [
+    "product",
+    "pricing",
+    "kind",
+    "accelerator",
+    "unit_chips",
+    "units_bought",
+    "units_owned",
+    "usd_per_hour_bought",
+    "usd_per_hour_owned",
+    "bought_monthly_usd",
+    "owned_monthly_usd",
+    "capacity_chip_hours",
+    "used_chip_hours",
+    "used_usd",
+    "accelerators",
+]
+
+
+def _with_compute_cost(
+    chosen: pd.DataFrame, coverage: pd.DataFrame, book: CommitmentBook, catalog: Catalog
+) -> pd.DataFrame:
+    """Each placed workload's committed chip-hours and compute cost: its on-demand chip-hours at
+    the on-demand rate and its committed chip-hours at the rate of the commitment that covered
+    them."""
+    rate_of = product_rates(book)
+    cost: dict[int, float] = defaultdict(float)
+    committed: dict[int, float] = defaultdict(float)
+    accelerator_of = dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
+    for row in coverage.itertuples():
+        acc = accelerator_of[row.workload]
+        if row.product == ON_DEMAND:
+            cost[row.workload] += row.chip_hours * on_demand_rate(catalog, acc)
+        else:
+            cost[row.workload] += row.chip_hours * rate_of[(row.product, acc)]
+            committed[row.workload] += row.chip_hours
+    return chosen.assign(
+        committed_chip_hours=chosen["workload"].map(committed).fillna(0.0).to_numpy(),
+        compute_usd=chosen["workload"].map(cost).fillna(0.0).to_numpy(),
+    )
+
+
+def product_rates(book: CommitmentBook) -> dict[tuple[str, str], float]:
+    """USD per covered chip-hour of each (product, accelerator)."""
+    rates: dict[tuple[str, str], float] = {}
+    for q in book.reservations:
+        rates[(q.key, q.accelerator)] = q.rate_usd_per_chip_hour
+    for plan in book.savings_plans:
+        for acc, rate in plan.rates.items():
+            rates[(plan.key, acc)] = rate
+    return rates
 
 
 def solution_costs(
     chosen: pd.DataFrame,
-    reserved: pd.DataFrame,
+    products: pd.DataFrame,
     ported: pd.DataFrame,
     adopted: list[str],
     catalog: Catalog,
 ) -> dict[str, float]:
-    """The cost breakdown of a set of decisions, from the catalog (the objective's four terms)."""
+    """The cost breakdown of a set of decisions, from the catalog (the objective's four terms):
+    on demand, the commitments held (bought and owned), porting and migration."""
     months = catalog.economics.amortization_months.value
+    on_demand = (
+        float(
+            (chosen["chip_hours"] - chosen["committed_chip_hours"]).clip(lower=0)
+            @ chosen["accelerator"].map(lambda a: on_demand_rate(catalog, str(a)))
+        )
+        if len(chosen)
+        else 0.0
+    )
     return {
-        "on_demand_usd": float(
-            chosen.loc[chosen["pricing_kind"].eq("on_demand"), "monthly_cost_usd"].sum()
+        "on_demand_usd": on_demand,
+        "reserved_usd": float(
+            products["bought_monthly_usd"].sum() + products["owned_monthly_usd"].sum()
         ),
-        "reserved_usd": float(reserved["monthly_cost_usd"].sum()),
         "porting_amortized_usd": sum(porting_one_off_usd(catalog, s) for s in ported["platform"])
         / months,
         "migration_amortized_usd": sum(
@@ -99,43 +416,3 @@ def solution_costs(
         )
         / months,
     }
-
-
-def greedy_solution(options: pd.DataFrame, catalog: Catalog) -> Solution:
-    """Each workload on its cheapest feasible option by compute cost; then the fixed costs it
-    triggers: whole reserved units for the chip-hours placed, the ports and the migrations."""
-    feasible = options[options["feasible"]]
-    chosen = feasible.loc[feasible.groupby("workload")["monthly_cost_usd"].idxmin()]
-    rows = []
-    on_reserved = chosen[chosen["pricing_kind"].eq("reserved")]
-    for (acc, pricing), used in (
-        on_reserved.groupby(["accelerator", "pricing"])["chip_hours"].sum().items()
-    ):
-        per_unit = reserved_unit_chip_hours(catalog, str(acc), str(pricing))
-        units = math.ceil(used / per_unit - 1e-9)
-        rows.append(
-            {
-                "accelerator": acc,
-                "pricing": pricing,
-                "units": units,
-                "monthly_cost_usd": units
-                * reserved_unit_monthly_usd(catalog, str(acc), str(pricing)),
-                "used_chip_hours": float(used),
-            }
-        )
-    reserved = pd.DataFrame(
-        rows, columns=["accelerator", "pricing", "units", "monthly_cost_usd", "used_chip_hours"]
-    )
-    ported = (
-        chosen.loc[chosen["needs_port"], ["family", "platform"]]
-        .drop_duplicates()
-        .reset_index(drop=True)
-    )
-    adopted = sorted(chosen.loc[chosen["needs_migration"], "platform"].unique().tolist())
-    return Solution(
-        chosen=chosen,
-        reserved=reserved,
-        ported=ported,
-        adopted=adopted,
-        costs=solution_costs(chosen, reserved, ported, adopted, catalog),
-    )

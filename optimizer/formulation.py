@@ -1,16 +1,22 @@
 """The mixed-integer program, built from the estimates' option frame alone.
 
-Sets: workloads j; feasible options o = (j, a, p) (accelerator a, pricing p); reserved pools
-(a, p) with p of kind ``reserved``; porting pairs (f, s) of family f and platform s; platforms s
-not yet adopted. Domain constraints (latency, memory fit, features, porting time, pins) are
-enforced by the option set itself: ``x[j,a,p]`` exists only for options the estimates found
-feasible (see optimizer/estimates.py and docs/formulation.md).
+Sets: workloads j; feasible (workload, accelerator) pairs (j, a); 48 time slices t (each hour of
+a weekday and of a weekend day, ``w_t`` hours of the month each); load profiles k; eligibility
+classes c (the largest replica a reservation unit holds); commitment products (reservations
+(p, a, u) and savings plans q); porting pairs (f, s); platforms s not yet adopted. Domain
+constraints (latency, memory fit, features, porting time, pins) are enforced by the option set
+itself: ``x[j,a]`` exists only for pairs the estimates found feasible (optimizer/estimating).
 
-Every ``add_<family>_constraints`` function below adds one constraint family and states it.
+Pricing is an outcome: in every slice, commitments cover up to their capacity of the chips in
+use on their accelerator and on-demand pays for the rest.
+
+Every ``add_<family>_constraints`` function below adds one constraint family and states it
+(docs/formulation.md gives each its section).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -18,15 +24,30 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pulp
 
+from placement.commitments import CommitmentBook, commitment_book, on_demand_rate
+from placement.estimating.profiles import (
+    SliceGrid,
+    offered_hours,
+    profile_levels,
+    slice_grid,
+)
 from placement.models.catalog import Catalog
 from placement.naming import name, name_map, unique_clean
+
+SHORT_WORK_SLACK = 1e-6
+"""Relative margin under which work counts as running all the hours its profile offers."""
 
 
 @dataclass(frozen=True)
 class FormulationSettings:
-    """Switches that change the model without changing the catalog (baselines use them)."""
+    """Switches that change the model without changing the catalog (baselines use them):
+    ``allowed_accelerators`` restricts where work may go; ``fixed_accelerators`` (workload ->
+    accelerator) fixes the placement, leaving only what to commit to; ``purchasable`` limits
+    the pricing options new commitments may be bought under (owned ones still count)."""
 
     allowed_accelerators: frozenset[str] | None = None
+    fixed_accelerators: dict[int, str] | None = None
+    purchasable: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -35,11 +56,16 @@ class ModelNames:
 
     workloads: list[str]  # by workload position
     families: dict[str, str]
-    keys: dict[str, str]  # accelerators, pricing options and platforms (catalog keys)
+    keys: dict[str, str]  # accelerators, pricing options, platforms and profiles
 
     @classmethod
     def build(cls, workload_ids: list[str], options: pd.DataFrame, catalog: Catalog) -> ModelNames:
-        catalog_keys = [*catalog.accelerators, *catalog.pricing_options, *catalog.platforms]
+        catalog_keys = [
+            *catalog.accelerators,
+            *catalog.pricing_options,
+            *catalog.platforms,
+            *catalog.profiles(),
+        ]
         return cls(
             workloads=unique_clean(workload_ids),
             families=name_map(options["family"].astype(str)),
@@ -49,44 +75,84 @@ class ModelNames:
 
 @dataclass
 class PlacementModel:
-    """The PuLP problem and its variables, keyed by the rows of ``options``."""
+    """The PuLP problem and its variables, keyed by the rows of ``options``.
+
+    ``options`` holds one row per feasible (workload, accelerator) pair, the pair's on-demand
+    option (its index is that option's id in the estimates). Slice-level variables are keyed
+    by accelerator, class and slice index.
+    """
 
     problem: pulp.LpProblem
-    options: pd.DataFrame  # feasible, allowed options; index = option id
-    assign: dict[int, pulp.LpVariable]
-    reserved_units: dict[tuple[str, str], pulp.LpVariable]
-    port: dict[tuple[str, str], pulp.LpVariable]
-    adopt: dict[str, pulp.LpVariable]
-    placeable: list[int]
+    options: pd.DataFrame
     names: ModelNames
+    book: CommitmentBook
+    grid: SliceGrid
+    purchasable: frozenset[str] | None = None
+    assign: dict[int, pulp.LpVariable] = field(default_factory=dict)
+    port: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
+    adopt: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    placeable: list[int] = field(default_factory=list)
     costs: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
+    # Demand per slice (expressions), by (accelerator, class): serving chips and work chips.
+    serving: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
+    work: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
+    flexible: dict[tuple[str, str, float, int], pulp.LpVariable] = field(default_factory=dict)
+    units: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    plan_usd: dict[str, pulp.LpVariable] = field(default_factory=dict)
+    reserved_cover: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    plan_cover: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
+    serving_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
+    work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
+    short_cover: dict[int, pulp.LpVariable] = field(default_factory=dict)
+
+    def may_buy(self, pricing: str) -> bool:
+        """Whether new commitments may be bought under this pricing option."""
+        return self.purchasable is None or pricing in self.purchasable
 
 
-def model_options(options: pd.DataFrame, settings: FormulationSettings) -> pd.DataFrame:
-    """The options the model may choose: feasible, and on an allowed accelerator."""
-    keep = options["feasible"]
+def model_options(
+    options: pd.DataFrame, catalog: Catalog, settings: FormulationSettings
+) -> pd.DataFrame:
+    """The (workload, accelerator) pairs the model may choose: feasible, allowed, and fixed
+    where a placement is given; one row each (its on-demand option), with its class."""
+    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
+    keep = options["feasible"] & options["pricing"].eq(options["accelerator"].map(on_demand))
     if settings.allowed_accelerators is not None:
         keep &= options["accelerator"].isin(settings.allowed_accelerators)
-    return options[keep]
+    if settings.fixed_accelerators is not None:
+        fixed = options["workload"].map(settings.fixed_accelerators)
+        keep &= options["accelerator"].eq(fixed)
+    rows = options[keep]
+    book = commitment_book(catalog)
+    classes = [
+        book.class_of(str(a), int(s))
+        for a, s in zip(rows["accelerator"], rows["replica_chips"], strict=True)
+    ]
+    return rows.assign(eligibility=classes)
+
+
+def _slice_key(t: int) -> str:
+    return f"t{t:02d}"
+
+
+def _class_key(c: float) -> str:
+    return "any" if math.isinf(c) else f"le{int(c)}"
 
 
 def add_assignment_variables(model: PlacementModel) -> None:
-    """Binary ``assign(j,a,p)`` for every option the workload may take."""
+    """Binary ``assign(j,a)`` for every (workload, accelerator) pair the workload may take."""
     opts = model.options
     n = model.names
-    for oid, w, acc, pricing in zip(
-        opts.index, opts["workload"], opts["accelerator"], opts["pricing"], strict=True
-    ):
+    for oid, w, acc in zip(opts.index, opts["workload"], opts["accelerator"], strict=True):
         model.assign[oid] = model.problem.add_variable(
-            name("assign", n.workloads[w], n.keys[acc], n.keys[pricing]), 0, 1, cat=pulp.LpBinary
+            name("assign", n.workloads[w], n.keys[acc]), 0, 1, cat=pulp.LpBinary
         )
 
 
 def add_assignment_constraints(model: PlacementModel) -> None:
-    """Each placeable workload takes exactly one option.
+    """Each placeable workload runs on exactly one accelerator.
 
-    .. math:: \\sum_{(a,p) \\in O_j} x_{j,a,p} = 1
-        \\quad \\forall j \\text{ with } O_j \\neq \\emptyset
+    .. math:: \\sum_{a \\in A_j} x_{j,a} = 1 \\quad \\forall j \\text{ with } A_j \\neq \\emptyset
     """
     for w, group in model.options.groupby("workload", sort=True).groups.items():
         expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
@@ -94,38 +160,286 @@ def add_assignment_constraints(model: PlacementModel) -> None:
         model.placeable.append(int(w))
 
 
-def add_reserved_capacity_constraints(model: PlacementModel, catalog: Catalog) -> None:
-    """Chip-hours placed on a reserved pool fit in the units bought.
+def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
+    """The chips in use in every slice, by accelerator and class, through one aggregate per
+    (accelerator, profile, class) so that the model grows with the inventory, not with
+    inventory x slices.
 
-    .. math:: \\sum_j h_{j,a} x_{j,a,p} \\le r_{a,p} \\cdot U_a \\cdot H \\cdot u_p
-        \\quad \\forall (a,p),\\ p \\text{ reserved}
+    Serving (peak chips ``n_j``, base share ``b_j``, profile levels ``g_k``):
 
-    with ``r`` integer units, ``U_a`` chips per reservation unit, ``H`` hours per month and
-    ``u_p`` the usable fraction of reserved capacity.
+    .. math:: S^{base}_{a,k,c} = \\sum_j n_j b_j x_{j,a}, \\quad
+        S^{var}_{a,k,c} = \\sum_j n_j (1 - b_j) x_{j,a}, \\quad
+        D^S_{a,c}(t) = \\sum_k S^{base}_{a,k,c} + S^{var}_{a,k,c} g_k(t)
+
+    Work (chip-hours ``h_j``): a fixed profile spreads ``V_{a,k,c} = \\sum_j h_j x_{j,a}`` as
+    ``V g_k(t) / \\sum_t w_t g_k(t)``; a flexible one places it with ``\\phi_{a,k,c,t} \\ge 0``
+    in the slices where ``g_k(t) > 0``, never more chips at once than its jobs hold together
+    (``N_{a,k,c} = \\sum_j n_j x_{j,a}``):
+
+    .. math:: \\sum_t w_t \\phi_{a,k,c,t} = V_{a,k,c}, \\qquad \\phi_{a,k,c,t} \\le N_{a,k,c}
     """
-    opts = model.options[model.options["pricing_kind"].eq("reserved")]
-    for (acc, pricing), group in opts.groupby(["accelerator", "pricing"], sort=True).groups.items():
+    grid = model.grid
+    levels = profile_levels(catalog)
+    specs = catalog.profiles()
+    n = model.names
+    slices = range(len(grid.hours))
+    opts = model.options
+    for (acc, profile, cls), group in opts.groupby(
+        ["accelerator", "load_profile", "eligibility"], sort=True
+    ).groups.items():
+        acc, profile, cls = str(acc), str(profile), float(cls)
+        g = levels[profile]
+        rows = opts.loc[group]
+        key = (n.keys[acc], n.keys[profile], _class_key(cls))
+        serving = model.serving.setdefault((acc, cls), [pulp.LpAffineExpression() for _ in slices])
+        work = model.work.setdefault((acc, cls), [pulp.LpAffineExpression() for _ in slices])
+        if specs[profile].kind == "serving":
+            base = rows["chips"] * rows["base_fraction"]
+            scaled = rows["chips"] * (1 - rows["base_fraction"])
+            var_scaled = _aggregate(model, "serving_scaled", key, scaled)
+            for t in slices:
+                if g[t] > 0:
+                    serving[t].addInPlace(var_scaled, float(g[t]))
+            if (base > 0).any():
+                var_base = _aggregate(model, "serving_base", key, base)
+                for t in slices:
+                    serving[t].addInPlace(var_base, 1.0)
+            continue
+        hours = _aggregate(model, "work_hours", key, rows["chip_hours"])
+        if specs[profile].placement == "fixed":
+            spread = float(grid.hours @ g)
+            for t in slices:
+                if g[t] > 0:
+                    work[t].addInPlace(hours, float(g[t]) / spread)
+            continue
+        placed = pulp.LpAffineExpression()
+        at_once = _aggregate(model, "work_chips", key, rows["chips"])
+        for t in slices:
+            if g[t] <= 0:
+                continue
+            phi = model.problem.add_variable(name("flexible", *key, _slice_key(t)), lowBound=0)
+            model.flexible[(acc, profile, cls, t)] = phi
+            work[t].addInPlace(phi, 1.0)
+            placed.addInPlace(phi, float(grid.hours[t]))
+            model.problem.addConstraint(
+                phi - at_once <= 0, name("flexible_at_once", *key, _slice_key(t))
+            )
+        placed.addInPlace(hours, -1.0)
+        model.problem.addConstraint(placed == 0, name("flexible_placed", *key))
+
+
+def _aggregate(
+    model: PlacementModel, family: str, key: tuple[str, ...], weights: pd.Series
+) -> pulp.LpVariable:
+    """A variable equal to ``sum_j weight_j x_j`` over the rows of ``weights``."""
+    var = model.problem.add_variable(name(family, *key), lowBound=0)
+    expr = pulp.LpAffineExpression(
+        [(model.assign[oid], float(v)) for oid, v in weights.items() if v]
+    )
+    expr.addInPlace(var, -1.0)
+    model.problem.addConstraint(expr == 0, name(f"{family}_sum", *key))
+    return var
+
+
+def add_commitment_coverage_constraints(model: PlacementModel) -> None:
+    """Commitments cover chips in use, slice by slice, within what they hold.
+
+    For reservation product ``q = (p, a, u)`` with ``o_q`` units owned and ``z_q`` bought
+    (integer), unit capacity ``U_q`` chips, and savings plan ``q`` with ``O_q + Z_q`` USD per
+    hour (``Z_q`` bought, continuous) paying ``r_{q,a}`` per covered chip-hour:
+
+    .. math:: y_{q,t} \\le U_q (o_q + z_q) \\qquad
+        \\sum_a r_{q,a} v_{q,a,t} \\le O_q + Z_q
+
+    What is covered on accelerator ``a`` in slice ``t`` is chips in use there, served or
+    worked, class by class:
+
+    .. math:: \\sum_{q \\ni a} y_{q,t} + v_{q,a,t} = \\sum_c (\\sigma_{a,c,t} + \\omega_{a,c,t}),
+        \\quad \\sigma_{a,c,t} \\le D^S_{a,c}(t), \\quad \\omega_{a,c,t} \\le D^W_{a,c}(t)
+
+    and a unit that holds replicas of at most ``m`` chips covers only the classes ``<= m``:
+
+    .. math:: \\sum_{q:\\ m_q \\le m} y_{q,t} \\le \\sum_{c \\le m} (\\sigma_{a,c,t} +
+        \\omega_{a,c,t}) \\quad \\forall \\text{ finite } m
+    """
+    book, n = model.book, model.names
+    slices = range(len(model.grid.hours))
+    accelerators = sorted({a for a, _ in model.serving})
+    for q in book.reservations:
+        if q.accelerator not in accelerators:
+            continue
+        key = (n.keys[q.pricing], n.keys[q.accelerator], str(q.unit_chips))
         units = model.problem.add_variable(
-            name("reserved_units", model.names.keys[str(acc)], model.names.keys[str(pricing)]),
+            name("units", *key),
             lowBound=0,
+            upBound=book.useful_units(q) if model.may_buy(q.pricing) else 0,
             cat=pulp.LpInteger,
         )
-        model.reserved_units[(str(acc), str(pricing))] = units
-        capacity = reserved_unit_chip_hours(catalog, str(acc), str(pricing))
-        expr = pulp.LpAffineExpression(
-            [(model.assign[oid], float(h)) for oid, h in opts.loc[group, "chip_hours"].items()]
+        model.units[q.key] = units
+        for t in slices:
+            y = model.problem.add_variable(name("reserved_cover", *key, _slice_key(t)), 0)
+            model.reserved_cover[(q.key, t)] = y
+            model.problem.addConstraint(
+                y - q.unit_capacity_chips * units <= q.unit_capacity_chips * q.owned_units,
+                name("reserved_capacity", *key, _slice_key(t)),
+            )
+    for plan in book.savings_plans:
+        covered = [a for a in plan.rates if a in accelerators]
+        if not covered:
+            continue
+        usd = model.problem.add_variable(
+            name("plan_usd", n.keys[plan.pricing]),
+            lowBound=0,
+            upBound=plan.max_usd_per_hour if model.may_buy(plan.pricing) else 0,
         )
-        expr.addInPlace(units, -capacity)
+        model.plan_usd[plan.key] = usd
+        for t in slices:
+            spend = pulp.LpAffineExpression()
+            for a in covered:
+                v = model.problem.add_variable(
+                    name("plan_cover", n.keys[plan.pricing], n.keys[a], _slice_key(t)), 0
+                )
+                model.plan_cover[(plan.key, a, t)] = v
+                spend.addInPlace(v, plan.rates[a])
+            spend.addInPlace(usd, -1.0)
+            model.problem.addConstraint(
+                spend <= plan.owned_usd_per_hour,
+                name("plan_capacity", n.keys[plan.pricing], _slice_key(t)),
+            )
+    for acc in accelerators:
+        classes = sorted(c for a, c in model.serving if a == acc)
+        for t in slices:
+            by_class: dict[float, pulp.LpAffineExpression] = {}
+            for c in classes:
+                ck = (n.keys[acc], _class_key(c), _slice_key(t))
+                s = model.problem.add_variable(name("serving_cover", *ck), 0)
+                w = model.problem.add_variable(name("work_cover", *ck), 0)
+                model.serving_cover[(acc, c, t)] = s
+                model.work_cover[(acc, c, t)] = w
+                model.problem.addConstraint(
+                    s - model.serving[(acc, c)][t] <= 0, name("serving_cover_limit", *ck)
+                )
+                model.problem.addConstraint(
+                    w - model.work[(acc, c)][t] <= 0, name("work_cover_limit", *ck)
+                )
+                by_class[c] = s + w
+            supplied = pulp.LpAffineExpression()
+            for q in book.on(acc):
+                supplied.addInPlace(model.reserved_cover[(q.key, t)], 1.0)
+            for plan in book.plans_for(acc):
+                if (plan.key, acc, t) in model.plan_cover:
+                    supplied.addInPlace(model.plan_cover[(plan.key, acc, t)], 1.0)
+            used = pulp.LpAffineExpression()
+            for expr in by_class.values():
+                used.addInPlace(expr)
+            model.problem.addConstraint(
+                supplied - used == 0, name("cover_balance", n.keys[acc], _slice_key(t))
+            )
+            for limit in {q.max_replica_chips for q in book.on(acc)} - {None}:
+                assert limit is not None
+                narrow = pulp.LpAffineExpression(
+                    [
+                        (model.reserved_cover[(q.key, t)], 1.0)
+                        for q in book.on(acc)
+                        if q.max_replica_chips is not None and q.max_replica_chips <= limit
+                    ]
+                )
+                for c, expr in by_class.items():
+                    if c <= limit:
+                        narrow.addInPlace(expr, -1.0)
+                model.problem.addConstraint(
+                    narrow <= 0,
+                    name("cover_eligible", n.keys[acc], f"le{limit}", _slice_key(t)),
+                )
+
+
+def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) -> None:
+    """A job's chips run together: work that runs fewer hours than its profile offers (``r_j``
+    hours at ``n_j`` chips, ``r_j < H_{eff}``) can be covered only by the commitments that
+    exist while it runs, ``K_{a,c}`` chips of its class (reservation units, and savings plans
+    at their rate):
+
+    .. math:: \\kappa_j \\le h_j x_{j,a}, \\qquad \\kappa_j \\le r_j K_{a,c}
+
+    .. math:: \\sum_t w_t \\omega_{a,c,t} \\le \\sum_{j \\text{ long}} h_j x_{j,a}
+        + \\sum_{j \\text{ short}} \\kappa_j
+    """
+    book, n = model.book, model.names
+    opts = model.options
+    work = opts[opts["run_hours"].notna()]
+    if work.empty or not (model.units or model.plan_usd):
+        return
+    grid = model.grid
+    offered = work["load_profile"].map(offered_hours(catalog)).astype(float)
+    short = work["run_hours"] < offered * (1 - SHORT_WORK_SLACK)
+    for (acc, cls), group in work.groupby(["accelerator", "eligibility"], sort=True).groups.items():
+        acc, cls = str(acc), float(cls)
+        rows = work.loc[group]
+        if not short.loc[group].any():
+            continue
+        held = pulp.LpAffineExpression()
+        for q in book.on(acc):
+            limit = math.inf if q.max_replica_chips is None else q.max_replica_chips
+            if q.key in model.units and limit >= cls:
+                held.addInPlace(model.units[q.key], q.unit_capacity_chips)
+                held.constant += q.unit_capacity_chips * q.owned_units
+        for plan in book.plans_for(acc):
+            if plan.key in model.plan_usd:
+                held.addInPlace(model.plan_usd[plan.key], 1 / plan.rates[acc])
+                held.constant += plan.owned_usd_per_hour / plan.rates[acc]
+        total = pulp.LpAffineExpression()
+        for oid, row in rows.iterrows():
+            if not short.loc[oid]:
+                total.addInPlace(model.assign[oid], float(row["chip_hours"]))
+                continue
+            kappa = model.problem.add_variable(
+                name("short_cover", n.workloads[int(row["workload"])], n.keys[acc]), 0
+            )
+            model.short_cover[int(oid)] = kappa
+            model.problem.addConstraint(
+                kappa - float(row["chip_hours"]) * model.assign[oid] <= 0,
+                name("short_cover_work", n.workloads[int(row["workload"])], n.keys[acc]),
+            )
+            model.problem.addConstraint(
+                kappa - float(row["run_hours"]) * held <= 0,
+                name("short_cover_held", n.workloads[int(row["workload"])], n.keys[acc]),
+            )
+            total.addInPlace(kappa, 1.0)
+        covered = pulp.LpAffineExpression(
+            [
+                (model.work_cover[(acc, cls, t)], float(grid.hours[t]))
+                for t in range(len(grid.hours))
+            ]
+        )
         model.problem.addConstraint(
-            expr <= 0,
-            name("reserved_capacity", model.names.keys[str(acc)], model.names.keys[str(pricing)]),
+            covered - total <= 0, name("work_cover_total", n.keys[acc], _class_key(cls))
         )
+
+
+def add_chip_limit_constraints(model: PlacementModel, catalog: Catalog) -> None:
+    """No more chips in use at once than an accelerator's limit (a quota), in any slice:
+
+    .. math:: \\sum_c D^S_{a,c}(t) + D^W_{a,c}(t) \\le L_a \\quad \\forall t
+    """
+    for acc in sorted({a for a, _ in model.serving}):
+        limit = catalog.accelerators[acc].max_chips
+        if limit is None:
+            continue
+        for t in range(len(model.grid.hours)):
+            expr = pulp.LpAffineExpression()
+            for (a, c), per_slice in model.serving.items():
+                if a == acc:
+                    expr.addInPlace(per_slice[t])
+                    expr.addInPlace(model.work[(a, c)][t])
+            model.problem.addConstraint(
+                expr <= limit, name("chip_limit", model.names.keys[acc], _slice_key(t))
+            )
 
 
 def add_porting_link_constraints(model: PlacementModel) -> None:
     """A workload runs on a porting platform only if its family is ported there.
 
-    .. math:: \\sum_{a \\in A_s, p} x_{j,a,p} \\le \\mathit{port}_{f(j),s}
+    .. math:: \\sum_{a \\in A_s} x_{j,a} \\le \\mathit{port}_{f(j),s}
         \\quad \\forall j \\text{ not neuron\\_ready},\\ s \\text{ requiring porting}
     """
     opts = model.options[model.options["needs_port"]]
@@ -153,7 +467,7 @@ def add_migration_link_constraints(model: PlacementModel) -> None:
 
     .. math:: \\mathit{port}_{f,s} \\le \\mathit{adopt}_s \\quad \\forall (f,s)
 
-    .. math:: \\sum_{a \\in A_s, p} x_{j,a,p} \\le \\mathit{adopt}_s
+    .. math:: \\sum_{a \\in A_s} x_{j,a} \\le \\mathit{adopt}_s
         \\quad \\forall j \\text{ needing no port on } s,\\ s \\text{ not adopted}
 
     (``neuron_ready`` workloads, or any workload on a platform that needs no porting; a workload
@@ -201,29 +515,43 @@ def add_porting_capacity_constraints(
 
 
 def set_objective(model: PlacementModel, catalog: Catalog) -> None:
-    """Minimise monthly cost: compute plus amortised one-off costs.
+    """Minimise monthly cost: compute on demand and under commitments, plus amortised one-off
+    costs.
 
-    .. math:: \\min \\sum_{o \\text{ on-demand}} c_o x_o + \\sum_{(a,p)} R_{a,p} r_{a,p}
+    .. math:: \\min \\underbrace{\\sum_{(j,a)} c_a h_{j,a} x_{j,a}
+        - \\sum_{a,t} w_t c_a \\sum_c (\\sigma_{a,c,t} + \\omega_{a,c,t})}_{\\text{on demand}}
+        + \\underbrace{\\sum_q P_q z_q + \\sum_q H Z_q + C^{owned}}_{\\text{commitments}}
         + \\sum_{(f,s)} \\frac{w_s E}{M} \\mathit{port}_{f,s}
         + \\sum_s \\frac{G_s}{M} \\mathit{adopt}_s
 
-    ``c_o`` the option's monthly on-demand cost, ``R`` a reserved unit's monthly price
-    (``U_a H`` chip-hours at the discounted rate), ``w_s`` porting weeks per family, ``E`` the
-    engineer cost per week, ``G_s`` the migration programme's one-off cost and ``M`` the
-    amortisation months.
+    ``c_a`` the on-demand rate, ``P_q`` a reservation unit's monthly price, ``Z_q`` a savings
+    plan's USD per hour (paid ``H`` hours a month), ``C^{owned}`` what owned commitments cost.
     """
     econ = catalog.economics
     months = econ.amortization_months.value
-    on_demand = model.options[model.options["pricing_kind"].eq("on_demand")]
-    model.costs["on_demand_usd"] = pulp.LpAffineExpression(
-        [(model.assign[oid], float(c)) for oid, c in on_demand["monthly_cost_usd"].items()]
-    )
-    model.costs["reserved_usd"] = pulp.LpAffineExpression(
+    hours = econ.hours_per_month.value
+    rates = {a: on_demand_rate(catalog, a) for a in catalog.accelerators}
+    opts = model.options
+    on_demand = pulp.LpAffineExpression(
         [
-            (var, reserved_unit_monthly_usd(catalog, a, p))
-            for (a, p), var in model.reserved_units.items()
+            (model.assign[oid], rates[str(a)] * float(h))
+            for oid, a, h in zip(opts.index, opts["accelerator"], opts["chip_hours"], strict=True)
         ]
     )
+    for (acc, _, t), var in [*model.serving_cover.items(), *model.work_cover.items()]:
+        on_demand.addInPlace(var, -rates[acc] * float(model.grid.hours[t]))
+    model.costs["on_demand_usd"] = on_demand
+    commitments = pulp.LpAffineExpression()
+    # What is owned is paid whatever the plan does, even where no work can use it.
+    for q in model.book.reservations:
+        commitments.constant += q.owned_monthly_usd
+        if q.key in model.units:
+            commitments.addInPlace(model.units[q.key], q.unit_monthly_usd)
+    for plan in model.book.savings_plans:
+        commitments.constant += plan.owned_monthly_usd
+        if plan.key in model.plan_usd:
+            commitments.addInPlace(model.plan_usd[plan.key], hours)
+    model.costs["reserved_usd"] = commitments
     model.costs["porting_amortized_usd"] = pulp.LpAffineExpression(
         [(var, porting_one_off_usd(catalog, s) / months) for (_, s), var in model.port.items()]
     )
@@ -237,30 +565,6 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
     for expr in model.costs.values():
         objective.addInPlace(expr)
     model.problem.setObjective(objective)
-
-
-def reserved_unit_chip_hours(catalog: Catalog, accelerator: str, pricing: str) -> float:
-    """Usable chip-hours of one reservation unit a month: ``U_a * H * u_p``."""
-    usable = catalog.pricing_options[pricing].usable_fraction
-    if usable is None:
-        raise ValueError(f"pricing option {pricing!r} is not a reservation")
-    return (
-        catalog.accelerators[accelerator].reservation_unit_chips
-        * catalog.economics.hours_per_month.value
-        * usable.value
-    )
-
-
-def reserved_unit_monthly_usd(catalog: Catalog, accelerator: str, pricing: str) -> float:
-    """Monthly price of one reservation unit: ``U_a * H * rate_on_demand * (1 - discount)``."""
-    acc = catalog.accelerators[accelerator]
-    option = catalog.pricing_options[pricing]
-    return (
-        acc.reservation_unit_chips
-        * catalog.economics.hours_per_month.value
-        * acc.on_demand_usd_per_chip_hour.value
-        * (1 - option.discount_vs_on_demand.value)
-    )
 
 
 def porting_one_off_usd(catalog: Catalog, platform: str) -> float:
@@ -279,20 +583,21 @@ def build_model(
 ) -> PlacementModel:
     """Create the MILP from the option frame (does not modify it)."""
     settings = settings or FormulationSettings()
-    allowed = model_options(options, settings)
+    rows = model_options(options, catalog, settings)
     model = PlacementModel(
         problem=pulp.LpProblem("placement", pulp.LpMinimize),
-        options=allowed,
-        assign={},
-        reserved_units={},
-        port={},
-        adopt={},
-        placeable=[],
-        names=ModelNames.build(workload_ids, allowed, catalog),
+        options=rows,
+        names=ModelNames.build(workload_ids, rows, catalog),
+        book=commitment_book(catalog),
+        grid=slice_grid(catalog),
+        purchasable=settings.purchasable,
     )
     add_assignment_variables(model)
     add_assignment_constraints(model)
-    add_reserved_capacity_constraints(model, catalog)
+    add_demand_constraints(model, catalog)
+    add_commitment_coverage_constraints(model)
+    add_work_concurrency_constraints(model, catalog)
+    add_chip_limit_constraints(model, catalog)
     add_porting_link_constraints(model)
     add_migration_link_constraints(model)
     add_porting_capacity_constraints(

@@ -14,28 +14,32 @@ from typing import Any
 import pandas as pd
 
 from placement.catalog import CatalogSource, read_catalog
+from placement.commitment_report import commitments, reserved_purchases, slice_uses
 from placement.errors import PlacementInputError, Problem
 from placement.estimating import Estimates, estimate, least_busy_chips
 from placement.explain import PlanContext, excluded_reasons, why_for
-from placement.extract import Solution, extract_solution, greedy_solution
+from placement.extract import Solution, extract_solution
 from placement.formulation import (
     FormulationSettings,
     build_model,
     model_file_text,
     porting_one_off_usd,
-    reserved_unit_chip_hours,
 )
+from placement.greedy import greedy_placement
 from placement.models.catalog import Catalog
 from placement.models.plan import (
     Assignment,
     Baselines,
+    Commitment,
     CostBreakdown,
+    FinOps,
     Migration,
     OptionEvaluation,
     Plan,
     PlanStatus,
     PortedFamily,
     ReservedPurchase,
+    SliceUse,
     SolverInfo,
     Unplaced,
 )
@@ -43,6 +47,7 @@ from placement.output import write_output
 from placement.provenance import now_utc, run_info
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
+from placement.showback import finops, pricing_coverage, showback_usd
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 EXIT_OK = 0
@@ -103,16 +108,32 @@ def compute_baselines(
     """
     options = estimates.options
     placeable = options.loc[options["feasible"], "workload"].unique()
+    base_accelerator, base_pricing = catalog.baseline.accelerator, catalog.baseline.pricing
     base = options[
         options["workload"].isin(placeable)
-        & options["accelerator"].eq(catalog.baseline.accelerator)
-        & options["pricing"].eq(catalog.baseline.pricing)
+        & options["accelerator"].eq(base_accelerator)
+        & options["pricing"].eq(base_pricing)
     ]
-    all_base = (
-        float(base["monthly_cost_usd"].sum())
-        if base["feasible"].all() and len(base) == len(placeable)
-        else None
-    )
+    all_base: float | None = None
+    if base["feasible"].all() and len(base) == len(placeable) and len(placeable):
+        if (
+            catalog.pricing_options[base_pricing].kind == "on_demand"
+            and not catalog.owned_commitments
+        ):
+            # On demand is linear: the pool model's price is the options' sum.
+            all_base = float(base["monthly_cost_usd"].sum())
+        else:
+            # Owned commitments still cost and cover; only the baseline option may be bought.
+            fixed = {int(w): base_accelerator for w in placeable}
+            baseline, _ = solve_placement(
+                estimates,
+                catalog,
+                solver,
+                FormulationSettings(
+                    fixed_accelerators=fixed, purchasable=frozenset({base_pricing})
+                ),
+            )
+            all_base = baseline.objective if baseline.has_solution else None
     adopted = frozenset(
         name
         for name, acc in catalog.accelerators.items()
@@ -129,8 +150,14 @@ def compute_baselines(
             FormulationSettings(allowed_accelerators=adopted),
         )
         all_incumbent = restricted.objective if restricted.has_solution else None
-    greedy = greedy_solution(options, catalog) if len(placeable) else None
-    greedy_usd = sum(greedy.costs.values()) if greedy is not None else None
+    greedy_usd: float | None = None
+    placement = greedy_placement(options, catalog)
+    if len(placeable) and set(placement) == set(placeable):
+        # Priced by the same pool model as the plan: only what to commit to is left to choose.
+        greedy, _ = solve_placement(
+            estimates, catalog, solver, FormulationSettings(fixed_accelerators=placement)
+        )
+        greedy_usd = greedy.objective if greedy.has_solution else None
 
     def saving(value: float | None) -> float | None:
         return None if value is None or objective is None else round(value - objective, 2)
@@ -193,54 +220,57 @@ def assemble_plan(
 
     assignments: list[Assignment] = []
     purchases: list[ReservedPurchase] = []
+    held: list[Commitment] = []
     ported: list[PortedFamily] = []
     migrations: list[Migration] = []
+    slices: list[SliceUse] = []
+    finops_: FinOps | None = None
     costs = {
         "on_demand_usd": 0.0,
         "reserved_usd": 0.0,
         "porting_amortized_usd": 0.0,
         "migration_amortized_usd": 0.0,
     }
+    # Components are rounded to cents and the total is their sum, so the plan's total equals
+    # its breakdown exactly (and the solver's objective to within a cent per component).
+    breakdown = {k: round(v, 2) for k, v in costs.items()}
     if solution is not None:
-        costs = solution.costs
+        breakdown = {k: round(v, 2) for k, v in solution.costs.items()}
         months = catalog.economics.amortization_months.value
         context = PlanContext.of(solution, catalog)
         extras = _records(workloads[list(extra_columns)]) if extra_columns else None
+        coverage: dict[int, dict[str, float]] = {}
+        for c in pricing_coverage(solution, catalog).itertuples():
+            if round(c.chip_hours, 3) > 0:
+                coverage.setdefault(int(c.workload), {})[str(c.pricing)] = round(c.chip_hours, 3)
+        showback = showback_usd(solution, catalog, sum(breakdown.values()))
         for row in _records(solution.chosen):
             w = int(row["workload"])
+            paid = coverage.get(w, {})
+            pricing = max(sorted(paid), key=lambda k: paid[k]) if paid else str(row["pricing"])
             assignments.append(
                 Assignment.model_construct(
                     workload_id=str(row["workload_id"]),
                     accelerator=str(row["accelerator"]),
-                    pricing=str(row["pricing"]),
+                    pricing=pricing,
                     chips=int(row["chips"]),
                     chip_hours=round(float(row["chip_hours"]), 3),
-                    monthly_cost_usd=round(float(row["monthly_cost_usd"]), 2),
-                    why=why_for(row, by_workload[w], context),
+                    monthly_cost_usd=round(float(row["compute_usd"]), 2),
+                    why=why_for(row, by_workload[w], paid, context),
                     options=evaluations[w],
                     extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
                     replica_chips=int(row["replica_chips"]),
                     replicas=int(row["replicas"]),
+                    coverage=paid,
+                    showback_monthly_usd=showback.get(w, 0.0),
+                    load_profile=str(row["load_profile"]),
+                    run_hours=_rounded(row["run_hours"], 3),
                 )
             )
-        for r in solution.reserved.itertuples():
-            acc = catalog.accelerators[str(r.accelerator)]
-            capacity = int(r.units) * reserved_unit_chip_hours(
-                catalog, str(r.accelerator), str(r.pricing)
-            )
-            purchases.append(
-                ReservedPurchase(
-                    accelerator=str(r.accelerator),
-                    pricing=str(r.pricing),
-                    units=int(r.units),
-                    chips_per_unit=acc.reservation_unit_chips,
-                    chips=int(r.units) * acc.reservation_unit_chips,
-                    monthly_cost_usd=round(float(r.monthly_cost_usd), 2),
-                    capacity_chip_hours=round(capacity, 3),
-                    used_chip_hours=round(float(r.used_chip_hours), 3),
-                    utilization=round(float(r.used_chip_hours) / capacity, 4) if capacity else 0.0,
-                )
-            )
+        purchases = reserved_purchases(solution)
+        held = commitments(solution, catalog)
+        slices = slice_uses(solution)
+        finops_ = finops(solution, catalog)
         for p in solution.ported.itertuples():
             one_off = porting_one_off_usd(catalog, str(p.platform))
             users = solution.chosen[
@@ -279,9 +309,6 @@ def assemble_plan(
         SolveStatus.ERROR: "no_solution",
     }
     status = statuses[result.status]
-    # Components are rounded to cents and the total is their sum, so the plan's total equals
-    # its breakdown exactly (and the solver's objective to within a cent per component).
-    breakdown = {k: round(v, 2) for k, v in costs.items()}
     return Plan(
         status=status,
         objective_monthly_usd=None if solution is None else round(sum(breakdown.values()), 2),
@@ -291,6 +318,9 @@ def assemble_plan(
         reserved_purchases=purchases,
         ported_families=ported,
         migrations=migrations,
+        commitments=held,
+        finops=finops_,
+        slices=slices,
         baselines=baselines,
         solver=SolverInfo(
             name=result.solver,
@@ -403,6 +433,7 @@ def plan(
             input_format=input_format,
             sheet=sheet,
             limit=limit,
+            load_profiles=catalog.profile_kinds(),
         )
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)

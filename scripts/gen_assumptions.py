@@ -27,6 +27,7 @@ def _num(value: object) -> str:
 UNITS = (
     ("_usd_per_chip_hour", "USD per chip-hour"),
     ("_usd_per_week", "USD per engineer-week"),
+    ("_usd_per_hour", "USD per hour"),
     ("_usd", "USD"),
     ("memory_gb_per_chip", "GB per chip"),
     ("_weeks", "weeks"),
@@ -40,6 +41,7 @@ UNITS = (
     ("throughput_vs_reference", "x H100 per chip"),
     ("active_params", "billion parameters active per token"),
     ("max_busy_chips", "chips busy all month"),
+    ("max_chips", "chips in use at once"),
     ("replica_chip_counts", "chips per replica"),
     ("target_utilization", "fraction of capacity at peak"),
     ("context_tokens", "tokens"),

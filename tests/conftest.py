@@ -30,11 +30,12 @@ def _fix(node: dict[str, Any], value: float) -> None:
 def simple_catalog_dict() -> dict[str, Any]:
     """Round numbers so optima can be computed by hand.
 
-    100 h/month, 1-month amortization; H100 $2/chip-h, reserved unit 1 chip, replicas of 1, 2,
-    4, 8 chips then whole nodes; Trainium2 $1/chip-h, 4-chip units, replicas of 1 or 4 chips then
-    multiples of 4, same speed as H100; reserved 50% off, fully usable; no memory overheads; porting
-    2 weeks x $100; neuron migration $500 with 10 weeks lead; support lag 4 weeks; online
-    serving at mean traffic and full load (no queueing).
+    100 h/month, 1-month amortization; H100 $2/chip-h, reserved units of 1 chip holding any
+    replica, replicas of 1, 2, 4, 8 chips then whole nodes; Trainium2 $1/chip-h, 4-chip units,
+    replicas of 1 or 4 chips then multiples of 4, same speed as H100; reserved 50% off, fully
+    usable, no savings plan; no memory overheads; porting 2 weeks x $100; neuron migration $500
+    with 10 weeks lead; support lag 4 weeks; online serving at mean traffic and full load (no
+    queueing).
     """
     data = default_catalog_dict()
     econ = data["economics"]
@@ -47,10 +48,11 @@ def simple_catalog_dict() -> dict[str, Any]:
     _fix(mem["usable_memory_fraction"], 1)
     res = data["pricing_options"]["reserved_1yr"]
     _fix(res["discount_vs_on_demand"], 0.5)
-    _fix(res["usable_fraction"], 1)
+    # Reservations and on demand only, so that hand optima need no savings-plan arithmetic.
+    del data["pricing_options"]["savings_plan_1yr"]
     h100 = data["accelerators"]["h100"]
     _fix(h100["on_demand_usd_per_chip_hour"], 2)
-    h100["reservation_unit_chips"] = 1
+    h100["reservation_units"] = [{"chips": 1, "source": "test: one-chip units"}]
     h100["replica_chip_counts"] = [1, 2, 4, 8]  # then whole 8-GPU nodes
     trn2 = data["accelerators"]["trn2"]
     _fix(trn2["on_demand_usd_per_chip_hour"], 1)
@@ -111,7 +113,10 @@ def run_plan(
     rows: Iterable[dict[str, Any]], catalog: Catalog, solver: SolverOptions = EXACT
 ) -> PlanResult:
     """Plan, then re-check every constraint from the plan alone and the total vs the objective."""
-    result = plan(read_inventory(frame(rows), list(catalog.accelerators)), catalog, solver)
+    inventory = read_inventory(
+        frame(rows), list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    result = plan(inventory, catalog, solver)
     assert_consistent(result)
     return result
 
@@ -125,6 +130,10 @@ def assert_consistent(result: PlanResult) -> None:
         # The total is the sum of four components each rounded to the cent.
         assert p.objective_monthly_usd == pytest.approx(result.solve.objective, abs=0.02)
         assert p.objective_monthly_usd == pytest.approx(p.cost_breakdown.total_usd, abs=0.01)
+        # Every workload's share of the bill, to the cent, adds up to the bill.
+        if p.assignments:
+            shares = sum(round(a.showback_monthly_usd or 0.0, 2) * 100 for a in p.assignments)
+            assert round(shares) == round(p.objective_monthly_usd * 100)
 
 
 def placement_of(result: PlanResult) -> dict[str, tuple[str, str]]:

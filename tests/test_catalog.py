@@ -152,11 +152,12 @@ class TestThirdAcceleratorAndTerm:
         catalog = make_catalog(default_catalog_dict(), add_h200_and_three_year_term)
         result = run_plan(self.ROWS, catalog, EXACT)
         options = {(o.accelerator, o.pricing) for o in result.plan.assignments[0].options}
+        # The default savings plan lists the accelerators it covers; the H200 is not one.
         assert options == {
             (a, p)
             for a in ("h100", "h200", "trn2")
             for p in ("on_demand", "reserved_1yr", "reserved_3yr")
-        }
+        } | {("h100", "savings_plan_1yr"), ("trn2", "savings_plan_1yr")}
         chips = {o.accelerator: o.chips for o in result.plan.assignments[0].options}
         # H100: 7 chips hold it -> an 8-GPU replica; the H200 (no listed shapes) 4. Trainium2:
         # 9 chips hold it -> 16-chip replicas; its traffic, 1,620 H100-hours of work at 0.09 of

@@ -196,7 +196,11 @@ def test_plan_json_has_every_interface_key(
             if (o["accelerator"], o["pricing"]) == (a["accelerator"], a["pricing"])
         ]
         assert len(chosen) == 1 and chosen[0]["feasible"], a["workload_id"]
-        assert chosen[0]["monthly_cost_usd"] == pytest.approx(a["monthly_cost_usd"], abs=0.01)
+        # Its cost is its chip-hours at the rates of what covered them: the option's cost
+        # when one option covers them all.
+        assert sum(a["coverage"].values()) == pytest.approx(a["chip_hours"], abs=0.01)
+        if len(a["coverage"]) == 1:
+            assert chosen[0]["monthly_cost_usd"] == pytest.approx(a["monthly_cost_usd"], abs=0.01)
 
 
 def test_plan_table(sample_rows: pd.DataFrame) -> None:

@@ -92,7 +92,10 @@ def money_scaled(factor: float) -> Any:
         if isinstance(node, dict):
             out = {}
             for key, value in node.items():
-                if isinstance(key, str) and (key.endswith("_usd") or "_usd_per_" in key):
+                money = isinstance(key, str) and (key.endswith("_usd") or "_usd_per_" in key)
+                if money and isinstance(value, int | float):
+                    out[key] = value * factor
+                elif money and isinstance(value, dict):
                     out[key] = {
                         k: (v * factor if k in {"low", "high", "point"} and v is not None else v)
                         for k, v in value.items()
@@ -140,7 +143,8 @@ def test_plan_never_costs_more_than_any_baseline(rows: list[dict[str, Any]]) -> 
         p.baselines.greedy_usd,
     ):
         if baseline is not None:
-            assert total <= baseline + 0.01
+            # The plan's total is four components each rounded to the cent.
+            assert total <= baseline + 0.02
 
 
 @SETTINGS

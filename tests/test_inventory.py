@@ -57,6 +57,7 @@ EXPECTED = pd.DataFrame(
         "context_tokens": [np.nan, np.nan, np.nan],
         "peak_to_mean": [np.nan, np.nan, np.nan],
         "input_token_share": [np.nan, np.nan, np.nan],
+        "load_profile": pd.Series([None, None, None], dtype=object),
         "needs_flash_attention": [True, False, False],
         "needs_lora": [False, False, True],
         "needs_lora_multi_rank": [False, False, False],

@@ -62,20 +62,24 @@ class TestReservedCapacity:
         assert result.plan.objective_monthly_usd == pytest.approx(180)
         why = next(a.why for a in result.plan.assignments if a.workload_id == "b")
         assert why == (
-            "h100 reserved_1yr would be $40/month vs $80, but the h100 reserved_1yr pool has "
-            "0 spare chip-hours, so it would need 1 more reserved unit ($100/month); "
-            "sized: needs 16 GB: 1 chip of 80 GB (80 usable); 1 replica of 1 h100 "
-            "(tensor-parallel 1); excluded: trn2: pinned to h100 by policy"
+            "only feasible accelerator ($80/month); paid 100% on_demand: no commitment would "
+            "pay for its hours; sized: needs 16 GB: 1 chip of 80 GB (80 usable); 1 replica of "
+            "1 h100 (tensor-parallel 1); flexible: runs on 1 chip for 40.0 h a month; "
+            "excluded: trn2: pinned to h100 by policy"
         )
 
     def test_pool_is_shared(self, simple_catalog: Catalog) -> None:
-        # 60 + 60 chip-h: 2 shared units ($200) beat 1 unit + 60 h on-demand ($220).
+        # Two 1-chip jobs of 60 h in a 100 h month: one unit ($100) runs one after the other
+        # for all 100 h; the 20 h they must overlap go on demand ($40). Two units: $200.
         rows = [workload("a", h100_gpu_hours=60), workload("b", h100_gpu_hours=60)]
         result = run_plan(rows, simple_catalog)
-        assert result.plan.objective_monthly_usd == pytest.approx(200)
-        assert set(placement_of(result).values()) == {("h100", "reserved_1yr")}
+        assert result.plan.objective_monthly_usd == pytest.approx(140)
         purchase = result.plan.reserved_purchases[0]
-        assert (purchase.units, purchase.used_chip_hours) == (2, 120)
+        assert (purchase.units, purchase.used_chip_hours) == (1, pytest.approx(100))
+        assert sum(a.coverage.get("reserved_1yr", 0) for a in result.plan.assignments) == (
+            pytest.approx(100)
+        )
+        assert all(a.coverage["reserved_1yr"] <= 60 + 1e-6 for a in result.plan.assignments)
 
 
 class TestMigration:

@@ -109,8 +109,13 @@ def golden_summary(result: PlanResult) -> dict[str, Any]:
         },
         "unplaced": sorted(u.workload_id for u in p.unplaced),
         "reserved_units": {
-            f"{r.accelerator}/{r.pricing}": r.units
-            for r in sorted(p.reserved_purchases, key=lambda r: (r.accelerator, r.pricing))
+            f"{r.accelerator}/{r.pricing}/{r.chips_per_unit}": r.units
+            for r in sorted(
+                p.reserved_purchases, key=lambda r: (r.accelerator, r.pricing, r.chips_per_unit)
+            )
+        },
+        "savings_plans_usd_per_hour": {
+            c.pricing: c.usd_per_hour for c in p.commitments if c.kind == "savings_plan"
         },
         "ported_families": sorted(f"{f.family}/{f.platform}" for f in p.ported_families),
         "migrations": sorted(m.platform for m in p.migrations),
@@ -146,7 +151,14 @@ def test_sample_plan_matches_golden(sample: PlanResult) -> None:
     assert actual["objective_monthly_usd"] == pytest.approx(
         expected["objective_monthly_usd"], rel=OBJECTIVE_RTOL
     ), hint
-    for key in ("placements", "unplaced", "reserved_units", "ported_families", "migrations"):
+    for key in (
+        "placements",
+        "unplaced",
+        "reserved_units",
+        "savings_plans_usd_per_hour",
+        "ported_families",
+        "migrations",
+    ):
         assert actual[key] == expected[key], f"{key} changed; {hint}"
 
 

@@ -34,6 +34,7 @@ import pandas as pd
 from placement.estimating.attributes import by_class, workload_attributes
 from placement.estimating.features import feature_effects
 from placement.estimating.latency import ttft_per_chip_power
+from placement.estimating.profiles import LoadFigures, load_figures, workload_profiles
 from placement.estimating.shapes import ShapeChoice, ShapeInputs, choose_shapes
 from placement.models.catalog import Catalog
 
@@ -63,6 +64,9 @@ OPTION_COLUMNS: tuple[str, ...] = (
     "replicas",
     "utilization",
     "ttft_unloaded_ms",
+    "load_profile",
+    "base_fraction",
+    "run_hours",
 )
 
 
@@ -113,6 +117,35 @@ def _memory_basis(workloads: pd.DataFrame, attrs: pd.DataFrame) -> pd.Series:
     basis = pd.Series("", index=workloads.index)
     basis = basis.where(~(active < params), sparse)
     return basis.where(~attrs["adapter"].astype(bool), adapters)
+
+
+def _load_words(profiles: pd.Series, load: LoadFigures, hours: float) -> pd.Series:
+    """How the chips are busy over the month: ``; diurnal, 64% of the peak chips on average``
+    for serving that scales with traffic, ``; flexible: runs on 192 chips for 3.2 h a month`` for
+    work; nothing for a deployment that holds its chips all month."""
+    index = profiles.index
+    serving = ~np.isnan(load.base_fraction)
+    share = load.chip_hours / (np.maximum(load.chips, 1) * hours)
+    scaled = pd.Series(serving & (share < 1 - 1e-9), index=index)
+    words = pd.Series("", index=index).where(
+        ~scaled,
+        "; "
+        + profiles
+        + ", "
+        + _fmt(share * 100).set_axis(index)
+        + "% of the peak chips on average",
+    )
+    work = pd.Series(~serving, index=index)
+    return words.where(
+        ~work,
+        "; "
+        + profiles
+        + ": runs on "
+        + pd.Series(load.chips, index=index).astype(str)
+        + pd.Series(np.where(load.chips == 1, " chip for ", " chips for "), index=index)
+        + _fmt(np.nan_to_num(load.run_hours), 1).set_axis(index)
+        + " h a month",
+    )
 
 
 def _sizing(
@@ -206,7 +239,18 @@ def accelerator_estimates(
             target_utilization=target,
         )
     )
-    chip_hours = choice.chip_hours
+    profiles = workload_profiles(workloads, catalog)
+    load = load_figures(
+        profiles,
+        catalog,
+        choice.chips,
+        choice.chip_hours,
+        choice.replica_chips,
+        choice.replicas,
+        peak.to_numpy(),
+        acc.deployment_unit_chips,
+    )
+    chip_hours = load.chip_hours
     sizing = _sizing(
         attrs["memory_gb"],
         _memory_basis(workloads, attrs),
@@ -219,7 +263,7 @@ def accelerator_estimates(
         acc.deployment_unit_chips,
         acc.node_chips,
         target,
-    )
+    ) + _load_words(profiles, load, hours)
     ttft = pd.Series(choice.ttft_ms, index=workloads.index)
 
     # Porting readiness on platforms that need each family ported.
@@ -279,6 +323,16 @@ def accelerator_estimates(
                 "(economics.max_busy_chips_per_workload): check its volume and size"
             ).where(busy > limit.value, "")
         )
+    if acc.max_chips is not None:
+        over = pd.Series(load.chips > acc.max_chips, index=workloads.index)
+        reasons.append(
+            (
+                "needs "
+                + pd.Series(load.chips, index=workloads.index).astype(str)
+                + f" chips at once, beyond the limit of {acc.max_chips} "
+                f"(accelerators.{accelerator}.max_chips)"
+            ).where(over, "")
+        )
     pinned = workloads["pinned_accelerator"]
     pin_other = pinned.notna() & pinned.ne(accelerator)
     reasons.append(("pinned to " + pinned.fillna("") + " by policy").where(pin_other, ""))
@@ -298,7 +352,7 @@ def accelerator_estimates(
             "platform": acc.platform,
             "feasible": reason.eq(""),
             "reason": reason.where(reason.ne(""), None),
-            "chips": choice.chips,
+            "chips": load.chips,
             "chip_hours": chip_hours,
             "ttft_ms": ttft,
             "needs_port": needs_port,
@@ -308,9 +362,12 @@ def accelerator_estimates(
             "fit_chips": fit_chips,
             "sizing": sizing,
             "replica_chips": choice.replica_chips,
-            "replicas": choice.replicas,
+            "replicas": load.replicas,
             "utilization": choice.utilization,
             "ttft_unloaded_ms": choice.ttft_unloaded_ms,
+            "load_profile": profiles,
+            "base_fraction": load.base_fraction,
+            "run_hours": load.run_hours,
         },
         index=workloads.index,
     )
@@ -323,9 +380,9 @@ def estimate(workloads: pd.DataFrame, catalog: Catalog) -> Estimates:
     for accelerator, acc in catalog.accelerators.items():
         per_acc = accelerator_estimates(workloads, attrs, catalog, accelerator)
         on_demand_rate = acc.on_demand_usd_per_chip_hour.value
-        for pricing in catalog.pricing_for(accelerator):
+        for pricing in catalog.payable_options(accelerator):
             option = catalog.pricing_options[pricing]
-            rate = on_demand_rate * (1 - option.discount_vs_on_demand.value)
+            rate = on_demand_rate * (1 - option.discount_for(accelerator))
             frames.append(
                 per_acc.assign(
                     pricing=pricing,

@@ -63,6 +63,7 @@ def read_inventory(
     stdin: BinaryIO | None = None,
     sheet: str | None = None,
     limit: SizeLimit | None = None,
+    load_profiles: Mapping[str, str] | None = None,
 ) -> Inventory:
     """Read, validate and normalize an inventory file, standard input (``-``) or a DataFrame.
 
@@ -72,13 +73,16 @@ def read_inventory(
     too large to plan, from a quick count before parsing where the format allows and from the
     exact count before validating. ``accelerator_names`` (the catalog's) are
     the values ``pinned_accelerator`` may take; when None, any name is accepted and the
-    planner's catalog check comes later. Raises :class:`InputError` listing every problem;
+    planner's catalog check comes later; ``load_profiles`` (name -> ``serving`` or ``work``)
+    likewise the values of ``load_profile``. Raises :class:`InputError` listing every problem;
     nothing is returned unless the whole input is valid.
     """
     if isinstance(source, pd.DataFrame):
         if limit is not None:
             limit.check(len(source), DATAFRAME_SOURCE)
-        return validate_table(frame_table(source, DATAFRAME_SOURCE), accelerator_names)
+        return validate_table(
+            frame_table(source, DATAFRAME_SOURCE), accelerator_names, load_profiles
+        )
     label = os.fspath(source)
     if label == STDIN and input_format is None:
         expected = "--input-format (" + ", ".join(INPUT_FORMATS) + ") to read standard input"
@@ -97,7 +101,7 @@ def read_inventory(
     table = READERS[fmt](data, label, ReadOptions(sheet=sheet, limit=limit))
     if limit is not None:
         limit.check(table.length, label)
-    inventory = validate_table(table, accelerator_names)
+    inventory = validate_table(table, accelerator_names, load_profiles)
     return replace(
         inventory,
         sha256=hashlib.sha256(data).hexdigest(),
@@ -129,9 +133,10 @@ def inventory_from_records(
     records: Sequence[Mapping[str, Any]],
     source: str,
     accelerator_names: Collection[str] | None = None,
+    load_profiles: Mapping[str, str] | None = None,
 ) -> Inventory:
     """Validate records already in memory (an API payload, a parsed JSON or YAML document).
 
     Row numbers in problems are record numbers (1-based); ``source`` names them in messages.
     """
-    return validate_table(records_table(records, source), accelerator_names)
+    return validate_table(records_table(records, source), accelerator_names, load_profiles)

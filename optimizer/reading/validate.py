@@ -7,7 +7,7 @@ inventory.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from operator import attrgetter
 from typing import Any
 
@@ -21,6 +21,7 @@ from placement.models.workload import (
     FEATURES,
     INVALID_VALUE,
     KNOWN_COLUMNS,
+    LOAD_PROFILES,
     NUMBER_COLUMNS,
     Workload,
     id_text,
@@ -40,7 +41,11 @@ def _plain(column: pd.Series) -> list[Any]:
     return [None if gone else value for value, gone in zip(column.tolist(), missing, strict=True)]
 
 
-def validate_table(table: RawTable, accelerator_names: Collection[str] | None) -> Inventory:
+def validate_table(
+    table: RawTable,
+    accelerator_names: Collection[str] | None,
+    load_profiles: Mapping[str, str] | None = None,
+) -> Inventory:
     """Check every column, row and cell; raise with all problems, or return the inventory."""
     source = table.source
     plain = [_plain(column) for column in table.columns]
@@ -109,10 +114,12 @@ def validate_table(table: RawTable, accelerator_names: Collection[str] | None) -
         elif text:
             first_use[text] = index
 
-    context = None
+    context: dict[str, Any] = {}
     if accelerator_names is not None:
         names = tuple(dict.fromkeys(str(name).strip().lower() for name in accelerator_names))
-        context = {ACCELERATOR_NAMES: names}
+        context[ACCELERATOR_NAMES] = names
+    if load_profiles is not None:
+        context[LOAD_PROFILES] = {str(k).strip().lower(): v for k, v in load_profiles.items()}
     workloads: list[Workload] = []
     try:
         workloads = _WORKLOADS.validate_python(records, context=context)
@@ -179,7 +186,7 @@ def _frame(
             columns[field] = np.array(fields[field], dtype="float64")  # None becomes NaN
         elif field == "neuron_ready":
             columns[field] = np.array(fields[field], dtype=bool)
-        elif field in ("serving", "pinned_accelerator"):
+        elif field in ("serving", "pinned_accelerator", "load_profile"):
             columns[field] = pd.Series(fields[field], dtype=object)  # keeps None, not NaN
         else:
             columns[field] = pd.array(fields[field], dtype="str")

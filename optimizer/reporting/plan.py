@@ -21,7 +21,7 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from placement.models.plan import Assignment, Plan, ReservedPurchase
+from placement.models.plan import Assignment, Commitment, Plan, ReservedPurchase
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -78,6 +78,20 @@ def _against(baseline: float | None, saving: float | None) -> str:
     return f"{usd(baseline)} (the same)"
 
 
+def _finops_lines(plan: Plan) -> list[tuple[str, str]]:
+    f = plan.finops
+    if f is None:
+        return []
+    return [
+        (
+            "commitments",
+            f"cover {f.commitment_coverage:.0%} of chip-hours, {f.commitment_utilization:.0%} "
+            f"used ({usd(f.unused_commitment_usd)} idle)",
+        ),
+        ("effective savings", f"{f.effective_savings_rate:.1%} vs on-demand rates"),
+    ]
+
+
 def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
     """The headline figures: status, total, breakdown, workloads, baselines, solver."""
     b = plan.baselines
@@ -91,10 +105,11 @@ def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
         ("status", plan.status + (f" ({plan.message})" if plan.message else "")),
         ("monthly cost", usd(plan.objective_monthly_usd)),
         ("  on-demand", usd(cb.on_demand_usd)),
-        ("  reserved", usd(cb.reserved_usd)),
+        ("  commitments", usd(cb.reserved_usd)),
         ("  porting (amortized)", usd(cb.porting_amortized_usd)),
         ("  migration (amortized)", usd(cb.migration_amortized_usd)),
         ("workloads", f"{len(plan.assignments):,} planned, {len(plan.unplaced):,} unplaced"),
+        *_finops_lines(plan),
         (
             "all H100 on-demand",
             _against(b.all_h100_on_demand_usd, b.savings_vs_all_h100_on_demand_usd),
@@ -161,23 +176,32 @@ class _Section:
     text_columns: int = 1  # the leading columns that are text (left-aligned); the rest numbers
 
 
+def _commitment_label(c: Commitment) -> str:
+    return f"{c.pricing} {c.accelerator}" if c.accelerator else c.pricing
+
+
+def _commitment_size(c: Commitment) -> str:
+    if c.kind == "reserved":
+        return f"{c.units} x {c.unit_chips} chips"
+    return f"${c.usd_per_hour or 0:,.2f}/h"
+
+
 def _decision_sections(plan: Plan) -> list[_Section]:
-    """The buying decisions: reserved purchases, then ports and migrations."""
+    """The buying decisions: commitments bought and owned, then ports and migrations."""
     sections = []
-    if plan.reserved_purchases:
-        purchases = [
+    if plan.commitments:
+        held = [
             (
-                r.accelerator,
-                r.pricing,
-                str(r.units),
-                str(r.chips),
-                f"{r.monthly_cost_usd:,.0f}",
-                f"{r.utilization:.1%}",
+                _commitment_label(c),
+                _commitment_size(c),
+                f"owned, {c.months_left} mo left" if c.owned else f"buy, {c.term_months} mo",
+                f"{c.monthly_cost_usd:,.0f}",
+                f"{c.utilization:.1%}",
             )
-            for r in plan.reserved_purchases
+            for c in plan.commitments
         ]
-        columns = ("accelerator", "pricing", "units", "chips", "$/month", "utilization")
-        sections.append(_Section("Reserved purchases", columns, purchases, text_columns=2))
+        columns = ("commitment", "size", "term", "$/month", "utilization")
+        sections.append(_Section("Commitments", columns, held, text_columns=3))
     if plan.ported_families or plan.migrations:
         one_offs = [
             (

@@ -1,0 +1,144 @@
+"""Who pays for what: each workload's share of the bill, and the plan's FinOps measures.
+
+The rule (docs/formulation.md, "Showback"):
+
+1. **Compute by use**: a workload pays its on-demand chip-hours at the on-demand rate and its
+   committed chip-hours at the rate of the commitment that covered them.
+2. **Idle commitments**: what a commitment costs beyond the value used is shared by the
+   workloads it covered, in proportion to the chip-hours it covered for each; a commitment
+   nobody used is shared by the workloads on the accelerators it covers, by chip-hours (by
+   every placed workload, by chip-hours, if none runs there).
+3. **Porting**: each port's amortized cost is shared by the workloads of that family on that
+   platform that needed it, by chip-hours.
+4. **Migration**: each programme's amortized cost is shared by the workloads on that platform,
+   by chip-hours.
+
+Shares are rounded to cents by the largest-remainder rule so that they sum exactly to the
+plan's total.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+
+import pandas as pd
+
+from placement.commitments import on_demand_rate
+from placement.extract import ON_DEMAND, Solution
+from placement.formulation import porting_one_off_usd
+from placement.models.catalog import Catalog
+from placement.models.plan import FinOps
+
+
+def _spread(amount: float, weights: dict[int, float], into: dict[int, float]) -> bool:
+    """Add ``amount`` to ``into`` in proportion to ``weights``; False if there is no weight."""
+    total = sum(weights.values())
+    if total <= 0:
+        return False
+    for w, weight in weights.items():
+        into[w] += amount * weight / total
+    return True
+
+
+def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict[int, float]:
+    """Each placed workload's share of ``total_usd`` (see the module's rule), in cents that
+    add up to it exactly."""
+    chosen = solution.chosen
+    share: dict[int, float] = defaultdict(float)
+    hours = dict(
+        zip(chosen["workload"].astype(int), chosen["chip_hours"].astype(float), strict=True)
+    )
+    accelerator_of = dict(zip(chosen["workload"].astype(int), chosen["accelerator"], strict=True))
+    for w, cost in zip(chosen["workload"].astype(int), chosen["compute_usd"], strict=True):
+        share[w] += float(cost)
+    coverage = solution.coverage[solution.coverage["product"].ne(ON_DEMAND)]
+    for product in solution.products.itertuples():
+        idle = product.bought_monthly_usd + product.owned_monthly_usd - product.used_usd
+        if idle <= 1e-9:
+            continue
+        users = coverage[coverage["product"].eq(product.product)]
+        weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
+        if _spread(idle, weights, share):
+            continue
+        on_its = {w: h for w, h in hours.items() if accelerator_of[w] in product.accelerators}
+        if not _spread(idle, on_its, share):
+            _spread(idle, hours, share)
+    months = catalog.economics.amortization_months.value
+    for port in solution.ported.itertuples():
+        users = chosen[
+            chosen["family"].eq(port.family)
+            & chosen["platform"].eq(port.platform)
+            & chosen["needs_port"]
+        ]
+        weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
+        cost = porting_one_off_usd(catalog, str(port.platform)) / months
+        if not _spread(cost, weights, share):
+            _spread(cost, hours, share)
+    for platform in solution.adopted:
+        users = chosen[chosen["platform"].eq(platform)]
+        weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
+        cost = catalog.platforms[platform].migration_one_off_usd.value / months
+        if not _spread(cost, weights, share):
+            _spread(cost, hours, share)
+    return _cents_summing_to(dict(share), total_usd)
+
+
+def _cents_summing_to(values: dict[int, float], total_usd: float) -> dict[int, float]:
+    """Round to cents so that the parts sum to ``total_usd`` (itself in cents): floor every
+    part, then move the cents the floors lost (one per part at most) by the largest
+    remainders."""
+    if not values:
+        return {}
+    exact = {w: v * 100 for w, v in values.items()}
+    cents = {w: math.floor(v) for w, v in exact.items()}
+    left = round(total_usd * 100) - sum(cents.values())
+    by_remainder = sorted(exact, key=lambda k: exact[k] - cents[k], reverse=left > 0)
+    step = 1 if left > 0 else -1
+    for i in range(abs(left)):
+        cents[by_remainder[i % len(by_remainder)]] += step
+    return {w: c / 100 for w, c in cents.items()}
+
+
+def finops(solution: Solution, catalog: Catalog) -> FinOps:
+    """Commitment coverage and utilisation, idle cost and the effective savings rate."""
+    chosen = solution.chosen
+    rate_of = {a: on_demand_rate(catalog, a) for a in catalog.accelerators}
+    rates = chosen["accelerator"].map(rate_of).astype(float)  # float even when none is placed
+    equivalent = float((chosen["chip_hours"].astype(float) * rates).sum())
+    products = solution.products
+    cost = float(products["bought_monthly_usd"].sum() + products["owned_monthly_usd"].sum())
+    used = float(products["used_usd"].sum())
+    compute = solution.costs["on_demand_usd"] + solution.costs["reserved_usd"]
+    all_hours = float(chosen["chip_hours"].sum())
+    committed = float(chosen["committed_chip_hours"].sum())
+    return FinOps(
+        on_demand_equivalent_usd=round(equivalent, 2),
+        compute_usd=round(compute, 2),
+        commitment_coverage=round(committed / all_hours, 4) if all_hours else 0.0,
+        # An owned commitment priced below its rate can be worth more than it cost: cap at 1.
+        commitment_utilization=round(min(1.0, used / cost), 4) if cost else 1.0,
+        unused_commitment_usd=round(max(0.0, cost - used), 2),
+        effective_savings_rate=round(1 - compute / equivalent, 4) if equivalent else 0.0,
+    )
+
+
+def pricing_coverage(solution: Solution, catalog: Catalog) -> pd.DataFrame:
+    """Chip-hours per (workload, pricing option): commitment products grouped by option, the
+    rest under the accelerator's on-demand option."""
+    coverage = solution.coverage
+    accelerator_of = dict(
+        zip(solution.chosen["workload"], solution.chosen["accelerator"], strict=True)
+    )
+    on_demand = coverage["workload"].map(lambda w: catalog.on_demand_option(str(accelerator_of[w])))
+    option = (
+        coverage["product"]
+        .str.split("/")
+        .str[0]
+        .where(coverage["product"].ne(ON_DEMAND), on_demand)
+    )
+    return (
+        coverage.assign(pricing=option)
+        .groupby(["workload", "pricing"], as_index=False)["chip_hours"]
+        .sum()
+    )

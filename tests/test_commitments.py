@@ -1,0 +1,323 @@
+"""Commitments as they are sold: units and savings plans covering chips in use slice by slice,
+jobs whose chips run together, quotas, commitments already owned, and showback.
+
+Each case has an optimum worked out independently of the model (by hand, or by brute force
+over the one decision left), and every plan is re-checked from the plan alone by run_plan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from placement.estimating import estimate
+from placement.greedy import greedy_placement
+from placement.models.catalog import Catalog
+from placement.pipeline import plan
+from placement.reading import read_inventory
+from tests.conftest import EXACT, assert_consistent, default_catalog_dict, make_catalog, run_plan
+
+SAMPLE = str(Path(__file__).resolve().parents[1] / "inputs" / "sample_inventory.csv")
+
+HOURS = 730.0  # the default catalog's hours per month
+H100_USD = 4.0  # the default catalog's H100 on-demand point
+RESERVED = 0.4  # the default 1-year reservation's discount
+
+
+def _catalog(*edits: Any) -> Catalog:
+    def edit(data: dict[str, Any]) -> None:
+        for e in edits:
+            e(data)
+
+    return make_catalog(default_catalog_dict(), edit)
+
+
+def _no_savings_plan(data: dict[str, Any]) -> None:
+    del data["pricing_options"]["savings_plan_1yr"]
+
+
+def _service(id: str, tokens_b: float, params_b: float = 70, **fields: Any) -> dict[str, Any]:
+    """Online Llama serving in fp8 on H100 (70B: replicas of 2 GPUs)."""
+    return {
+        "id": id,
+        "kind": "inference",
+        "model_family": "llama",
+        "params_b": params_b,
+        "precision": "fp8",
+        "monthly_tokens_b": tokens_b,
+        "serving": "online",
+        "pinned_accelerator": "h100",
+        **fields,
+    }
+
+
+def test_a_round_the_clock_service_on_exactly_8_h100_is_fully_reserved() -> None:
+    result = run_plan([_service("chat", 8)], _catalog())
+    [a] = result.plan.assignments
+    assert (a.chips, a.replica_chips) == (8, 2)
+    # 8 x 730 h x $4 x (1 - 0.4) = $14,016 on one 8-GPU unit, against $23,360 on demand.
+    assert a.coverage == {"reserved_1yr": pytest.approx(8 * HOURS)}
+    assert a.pricing == "reserved_1yr"
+    assert result.plan.objective_monthly_usd == pytest.approx(8 * HOURS * H100_USD * 0.6)
+    [bought] = result.plan.commitments
+    assert (bought.unit_chips, bought.units, bought.owned) == (8, 1, False)
+    assert bought.utilization == pytest.approx(1.0)
+    assert result.plan.finops is not None
+    assert result.plan.finops.commitment_coverage == pytest.approx(1.0)
+    assert result.plan.finops.effective_savings_rate == pytest.approx(RESERVED)
+
+
+def test_a_two_workload_startup_reserves_single_gpus() -> None:
+    rows = [_service("chat", 0.5, params_b=8), _service("search", 0.5, params_b=8)]
+    result = run_plan(rows, _catalog())
+    assert {a.chips for a in result.plan.assignments} == {1}
+    # Two p5.4xlarge-sized units: 2 x 730 x $2.40 = $3,504 (on demand: $5,840).
+    [bought] = result.plan.commitments
+    assert (bought.pricing, bought.unit_chips, bought.units) == ("reserved_1yr", 1, 2)
+    assert result.plan.objective_monthly_usd == pytest.approx(2 * HOURS * H100_USD * 0.6)
+
+
+def test_single_gpu_units_do_not_hold_multi_gpu_replicas() -> None:
+    # 6 GPUs in replicas of 2: 1-GPU units cannot hold them and an 8-GPU unit would idle a
+    # quarter, so the savings plan (30% off) covers them: 6 x 730 x $2.80.
+    result = run_plan([_service("chat", 5)], _catalog())
+    [a] = result.plan.assignments
+    assert (a.chips, a.replica_chips) == (6, 2)
+    assert a.coverage == {"savings_plan_1yr": pytest.approx(6 * HOURS)}
+    assert result.plan.objective_monthly_usd == pytest.approx(6 * HOURS * 2.8)
+
+
+def _measured_profile(data: dict[str, Any]) -> None:
+    """A serving profile with an irregular hourly curve, and 1-GPU units for any replica."""
+    rng = np.random.default_rng(7)
+    levels = np.round(rng.uniform(0.05, 1.0, 48), 3)
+    levels[13] = 1.0
+    data["load_profiles"]["measured"] = {
+        "kind": "serving",
+        "weekday": levels[:24].tolist(),
+        "weekend": levels[24:].tolist(),
+        "source": "test: a measured hourly curve",
+    }
+    data["accelerators"]["h100"]["reservation_units"] = [{"chips": 1, "source": "test"}]
+
+
+def test_the_commitment_bought_is_the_discount_quantile_of_hourly_demand() -> None:
+    catalog = _catalog(_no_savings_plan, _measured_profile)
+    result = run_plan([_service("chat", 40, load_profile="measured")], catalog)
+    [a] = result.plan.assignments
+    levels = np.array(catalog.profiles()["measured"].levels())
+    weights = np.array([5.0] * 24 + [2.0] * 24) / 7 / 24 * HOURS
+    demand = a.chips * levels  # no base: the profile does not follow a peak-to-mean
+    [bought] = result.plan.commitments
+    units = bought.units
+    assert units is not None
+    # The cheapest whole number of 1-GPU units, by brute force over every candidate.
+    unit_usd = HOURS * H100_USD * (1 - RESERVED)
+
+    def cost(u: int) -> float:
+        return u * unit_usd + float(weights @ np.maximum(demand - u, 0)) * H100_USD
+
+    best = min(range(a.chips + 1), key=cost)
+    assert cost(units) == pytest.approx(cost(best), rel=1e-9)
+    # The textbook result: commit up to the discount quantile of hourly demand (a unit pays
+    # for itself when busy more than 1 - d of the hours).
+    order = np.argsort(demand)
+    cumulative = np.cumsum(weights[order]) / weights.sum()
+    quantile = demand[order][np.searchsorted(cumulative, RESERVED)]
+    assert abs(units - quantile) <= 1
+    assert 0 < units < a.chips  # the curve makes it a real split: peaks go on demand
+    assert 0 < a.coverage["on_demand"] < a.chip_hours
+
+
+def test_a_big_job_counts_no_more_committed_chips_than_are_held_while_it_runs() -> None:
+    rows = [
+        _service("chat", 40),
+        {
+            "id": "pretrain",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 405,
+            "h100_gpu_hours": 20000,
+            "pinned_accelerator": "h100",
+        },
+    ]
+    catalog = _catalog()
+    result = run_plan(rows, catalog)
+    job = next(a for a in result.plan.assignments if a.workload_id == "pretrain")
+    assert job.run_hours is not None and job.run_hours < HOURS
+    rates = {"savings_plan_1yr": H100_USD * 0.7}
+    held = sum(
+        (c.units or 0) * (c.unit_chips or 0)
+        if c.kind == "reserved"
+        else (c.usd_per_hour or 0) / rates[c.pricing]
+        for c in result.plan.commitments
+    )
+    committed = job.chip_hours - job.coverage.get("on_demand", 0.0)
+    assert held < job.chips  # what is held is smaller than the job...
+    assert committed <= job.run_hours * held + 0.01  # ...so it covers only its share
+    assert job.coverage["on_demand"] > 0
+
+
+def test_no_plan_uses_more_chips_than_a_capacity_limit() -> None:
+    def neuron_ready_team(data: dict[str, Any]) -> None:
+        data["platforms"]["neuron"]["adopted"] = True
+
+    rows = [
+        {
+            "id": f"sft-{i}",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 8,
+            "h100_gpu_hours": 4000,
+            "neuron_ready": True,
+        }
+        for i in range(4)
+    ]
+
+    def peak_trn2(catalog: Catalog) -> float:
+        result = run_plan(rows, catalog)
+        return max(
+            s.serving_chips + s.work_chips for s in result.plan.slices if s.accelerator == "trn2"
+        )
+
+    free = peak_trn2(_catalog(neuron_ready_team))
+    assert free > 64  # without a limit the plan wants more than the limit below
+
+    def limited(data: dict[str, Any]) -> None:
+        neuron_ready_team(data)
+        data["accelerators"]["trn2"]["max_chips"] = 64
+
+    catalog = _catalog(limited)
+    result = run_plan(rows, catalog)
+    for s in result.plan.slices:
+        if s.accelerator == "trn2":
+            assert s.serving_chips + s.work_chips <= 64 + 1e-6
+            assert s.limit_chips == 64
+    assert {a.accelerator for a in result.plan.assignments} == {"h100", "trn2"}
+
+
+def _owning(units: int) -> Any:
+    def edit(data: dict[str, Any]) -> None:
+        data["owned_commitments"] = [
+            {
+                "pricing": "reserved_1yr",
+                "accelerator": "h100",
+                "unit_chips": 8,
+                "units": units,
+                "months_left": 5,
+                "source": "test: bought last year",
+            }
+        ]
+
+    return edit
+
+
+def test_an_owned_commitment_is_used_first_and_its_cost_is_in_the_total() -> None:
+    # One GPU of work and an owned 8-GPU unit: nothing is bought, the owned unit covers it
+    # and its whole price is in the bill.
+    result = run_plan([_service("chat", 0.5, params_b=8)], _catalog(_owning(1)))
+    [owned] = result.plan.commitments
+    assert owned.owned and owned.months_left == 5
+    assert owned.used_chip_hours == pytest.approx(HOURS)
+    assert result.plan.objective_monthly_usd == pytest.approx(8 * HOURS * H100_USD * 0.6)
+    assert result.plan.cost_breakdown.on_demand_usd == 0
+    [a] = result.plan.assignments
+    assert a.showback_monthly_usd == pytest.approx(result.plan.objective_monthly_usd)
+
+
+def test_owned_units_fill_up_before_more_are_bought() -> None:
+    result = run_plan([_service("chat", 40)], _catalog(_owning(2)))
+    owned = [c for c in result.plan.commitments if c.owned]
+    bought = [c for c in result.plan.commitments if not c.owned]
+    assert [c.units for c in owned] == [2]
+    assert owned[0].used_chip_hours == pytest.approx(16 * HOURS)
+    assert bought  # 34 GPUs: the rest is bought
+    assert result.plan.cost_breakdown.reserved_usd == pytest.approx(
+        sum(c.monthly_cost_usd for c in result.plan.commitments), abs=0.01
+    )
+
+
+def test_one_savings_plan_covers_both_accelerators() -> None:
+    def plan_only(data: dict[str, Any]) -> None:
+        del data["pricing_options"]["reserved_1yr"]
+        data["platforms"]["neuron"]["adopted"] = True
+
+    rows = [
+        _service("chat", 8),
+        {
+            "id": "sft",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 8,
+            "h100_gpu_hours": 4000,
+            "neuron_ready": True,
+            "pinned_accelerator": "trn2",
+            "load_profile": "continuous",
+        },
+    ]
+    result = run_plan(rows, _catalog(plan_only))
+    [plan] = result.plan.commitments
+    assert plan.kind == "savings_plan"
+    covered = {a.accelerator for a in result.plan.assignments if "savings_plan_1yr" in a.coverage}
+    assert covered == {"h100", "trn2"}
+    # The commitment is what the covered chips cost at the plan's rates, hour by hour.
+    trn2_rate = 0.41 * 0.7
+    for s in result.plan.slices:
+        rate = H100_USD * 0.7 if s.accelerator == "h100" else trn2_rate
+        assert s.covered_by.get("savings_plan_1yr", 0.0) * rate <= plan.usd_per_hour + 1e-6
+
+
+def test_the_greedy_baseline_respects_the_porting_cap() -> None:
+    def capped(data: dict[str, Any]) -> None:
+        data["economics"]["porting_capacity_weeks_per_cycle"] = 8
+
+    catalog = _catalog(capped)
+    inventory = read_inventory(
+        SAMPLE, list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    estimates = estimate(inventory.workloads, catalog)
+    placement = greedy_placement(estimates.options, catalog)
+    options = estimates.options
+    chosen = options[
+        options["feasible"]
+        & options["needs_port"]
+        & options.apply(lambda r: placement.get(r["workload"]) == r["accelerator"], axis=1)
+    ]
+    weeks = sum(
+        catalog.platforms[str(p)].porting_weeks_per_family.value
+        for p in chosen.drop_duplicates(["family", "platform"])["platform"]
+    )
+    assert weeks <= 8
+    result = plan(inventory, catalog, EXACT)
+    assert_consistent(result)
+    baselines = result.plan.baselines
+    assert baselines.greedy_usd is not None
+    assert baselines.savings_vs_greedy_usd is not None
+    assert baselines.savings_vs_greedy_usd >= -0.01
+
+
+def test_an_owned_commitment_no_work_can_use_is_still_paid_in_plan_and_baselines() -> None:
+    def owned_trn2(data: dict[str, Any]) -> None:
+        data["owned_commitments"] = [
+            {
+                "pricing": "reserved_1yr",
+                "accelerator": "trn2",
+                "unit_chips": 4,
+                "units": 1,
+                "months_left": 3,
+                "monthly_usd": 700,
+                "source": "test: signed before the plan",
+            }
+        ]
+
+    result = run_plan([_service("chat", 8)], _catalog(owned_trn2))
+    plan_total = result.plan.objective_monthly_usd
+    assert plan_total == pytest.approx(8 * HOURS * H100_USD * 0.6 + 700)
+    baselines = result.plan.baselines
+    assert baselines.all_h100_on_demand_usd == pytest.approx(8 * HOURS * H100_USD + 700)
+    assert baselines.all_h100_optimal_usd == pytest.approx(plan_total)
+    [owned] = [c for c in result.plan.commitments if c.owned]
+    assert (owned.accelerator, owned.used_chip_hours, owned.utilization) == ("trn2", 0, 0)
