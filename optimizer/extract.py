@@ -241,14 +241,17 @@ def _attribute(
                 rest = max(0.0, month - sum(short.values()))
                 long_rows = work_rows.drop([oid for oid in short])
                 long_hours = float(long_rows["chip_hours"].sum())
-                for oid, row in work_rows.iterrows():
-                    if oid in short:
-                        got = short[oid]
-                    else:
-                        got = rest * float(row["chip_hours"]) / long_hours if long_hours else 0.0
-                    got = min(got, float(row["chip_hours"]))
+                for oid, w, h in zip(
+                    work_rows.index, work_rows["workload"], work_rows["chip_hours"], strict=True
+                ):
+                    got = (
+                        short[oid]
+                        if oid in short
+                        else (rest * h / long_hours if long_hours else 0.0)
+                    )
+                    got = min(float(got), float(h))
                     for key, share in product_mix.items():
-                        out[(int(row["workload"]), key)] += got * share
+                        out[(int(w), key)] += got * share
     frame = pd.DataFrame(
         [{"workload": w, "product": k, "chip_hours": v} for (w, k), v in out.items() if v > 1e-9],
         columns=["workload", "product", "chip_hours"],

@@ -388,21 +388,30 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
                 held.addInPlace(model.plan_usd[plan.key], 1 / plan.rates[acc])
                 held.constant += plan.owned_usd_per_hour / plan.rates[acc]
         total = pulp.LpAffineExpression()
-        for oid, row in rows.iterrows():
-            if not short.loc[oid]:
-                total.addInPlace(model.assign[oid], float(row["chip_hours"]))
+        held_terms = list(held.items())
+        for oid, w, h, r, is_short in zip(
+            rows.index,
+            rows["workload"],
+            rows["chip_hours"],
+            rows["run_hours"],
+            short.loc[group],
+            strict=True,
+        ):
+            if not is_short:
+                total.addInPlace(model.assign[oid], float(h))
                 continue
-            kappa = model.problem.add_variable(
-                name("short_cover", n.workloads[int(row["workload"])], n.keys[acc]), 0
-            )
+            key = (n.workloads[int(w)], n.keys[acc])
+            kappa = model.problem.add_variable(name("short_cover", *key), 0)
             model.short_cover[int(oid)] = kappa
             model.problem.addConstraint(
-                kappa - float(row["chip_hours"]) * model.assign[oid] <= 0,
-                name("short_cover_work", n.workloads[int(row["workload"])], n.keys[acc]),
+                pulp.LpAffineExpression([(kappa, 1.0), (model.assign[oid], -float(h))]) <= 0,
+                name("short_cover_work", *key),
             )
+            # kappa <= r K, K = what is held (variables and the owned constant).
+            bound = pulp.LpAffineExpression([(v, -float(r) * c) for v, c in held_terms])
+            bound.addInPlace(kappa, 1.0)
             model.problem.addConstraint(
-                kappa - float(row["run_hours"]) * held <= 0,
-                name("short_cover_held", n.workloads[int(row["workload"])], n.keys[acc]),
+                bound <= float(r) * held.constant, name("short_cover_held", *key)
             )
             total.addInPlace(kappa, 1.0)
         covered = pulp.LpAffineExpression(

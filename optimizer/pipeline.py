@@ -98,6 +98,15 @@ def solve_placement(
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 
+def _baseline_usd(
+    estimates: Estimates, catalog: Catalog, solver: SolverOptions, settings: FormulationSettings
+) -> float | None:
+    """A baseline's optimum under ``settings`` (only the total is needed: nothing extracted)."""
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
+    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
+    return result.objective if result.has_solution else None
+
+
 def compute_baselines(
     estimates: Estimates, catalog: Catalog, solver: SolverOptions, objective: float | None
 ) -> Baselines:
@@ -125,7 +134,7 @@ def compute_baselines(
         else:
             # Owned commitments still cost and cover; only the baseline option may be bought.
             fixed = {int(w): base_accelerator for w in placeable}
-            baseline, _ = solve_placement(
+            all_base = _baseline_usd(
                 estimates,
                 catalog,
                 solver,
@@ -133,7 +142,6 @@ def compute_baselines(
                     fixed_accelerators=fixed, purchasable=frozenset({base_pricing})
                 ),
             )
-            all_base = baseline.objective if baseline.has_solution else None
     adopted = frozenset(
         name
         for name, acc in catalog.accelerators.items()
@@ -143,21 +151,16 @@ def compute_baselines(
     all_incumbent: float | None = None
     if set(options.loc[on_adopted, "workload"]) == set(placeable):
         # Unplaceable workloads have no feasible option, so the model leaves them out already.
-        restricted, _ = solve_placement(
-            estimates,
-            catalog,
-            solver,
-            FormulationSettings(allowed_accelerators=adopted),
+        all_incumbent = _baseline_usd(
+            estimates, catalog, solver, FormulationSettings(allowed_accelerators=adopted)
         )
-        all_incumbent = restricted.objective if restricted.has_solution else None
     greedy_usd: float | None = None
     placement = greedy_placement(options, catalog)
     if len(placeable) and set(placement) == set(placeable):
         # Priced by the same pool model as the plan: only what to commit to is left to choose.
-        greedy, _ = solve_placement(
+        greedy_usd = _baseline_usd(
             estimates, catalog, solver, FormulationSettings(fixed_accelerators=placement)
         )
-        greedy_usd = greedy.objective if greedy.has_solution else None
 
     def saving(value: float | None) -> float | None:
         return None if value is None or objective is None else round(value - objective, 2)
@@ -189,29 +192,13 @@ def assemble_plan(
     by_workload: dict[int, list[dict[str, Any]]] = {}
     for option in records:
         by_workload.setdefault(int(option["workload"]), []).append(option)
-    # model_construct skips re-validating 4 evaluations per workload that this code just built
-    # from typed estimates (2 s of 9 at 10,000 workloads); the Plan as a whole is still typed.
-    evaluations = {
-        w: [
-            OptionEvaluation.model_construct(
-                accelerator=o["accelerator"],
-                pricing=o["pricing"],
-                feasible=bool(o["feasible"]),
-                reason=o["reason"] if isinstance(o["reason"], str) else None,
-                chips=int(o["chips"]),
-                chip_hours=round(float(o["chip_hours"]), 3),
-                monthly_cost_usd=round(float(o["monthly_cost_usd"]), 2),
-                ttft_ms=_rounded(o["ttft_ms"]),
-                sizing=o["sizing"],
-                replica_chips=int(o["replica_chips"]),
-                replicas=int(o["replicas"]),
-                utilization=_rounded(o["utilization"], 4),
-                ttft_unloaded_ms=_rounded(o["ttft_unloaded_ms"]),
-            )
-            for o in group
-        ]
-        for w, group in by_workload.items()
-    }
+    # model_construct skips re-validating the evaluations (several per workload) that this code
+    # just built from typed estimates; the Plan as a whole is still typed. Rounding is done per
+    # column, not per value.
+    shown = _evaluation_records(estimates.options)
+    evaluations: dict[int, list[OptionEvaluation]] = {}
+    for w, fields in zip(estimates.options["workload"].tolist(), shown, strict=True):
+        evaluations.setdefault(int(w), []).append(OptionEvaluation.model_construct(**fields))
     unplaced = [
         Unplaced(workload_id=str(group[0]["workload_id"]), reasons=excluded_reasons(group))
         for group in by_workload.values()
@@ -340,6 +327,33 @@ def _message(result: SolveResult) -> str:
     if result.status is SolveStatus.ERROR:
         return f"the solver failed: {result.termination}"
     return ""
+
+
+def _evaluation_records(options: pd.DataFrame) -> list[dict[str, Any]]:
+    """The fields of each option's ``OptionEvaluation``, rounded, NaN as None."""
+
+    def rounded(column: str, digits: int) -> pd.Series:
+        values = options[column].astype(float).round(digits)
+        return values.astype(object).where(values.notna(), None)
+
+    frame = pd.DataFrame(
+        {
+            "accelerator": options["accelerator"].astype(str),
+            "pricing": options["pricing"].astype(str),
+            "feasible": options["feasible"].astype(bool),
+            "reason": options["reason"].astype(object).where(options["reason"].notna(), None),
+            "chips": options["chips"].astype(int),
+            "chip_hours": options["chip_hours"].astype(float).round(3),
+            "monthly_cost_usd": options["monthly_cost_usd"].astype(float).round(2),
+            "ttft_ms": rounded("ttft_ms", 2),
+            "sizing": options["sizing"],
+            "replica_chips": options["replica_chips"].astype(int),
+            "replicas": options["replicas"].astype(int),
+            "utilization": rounded("utilization", 4),
+            "ttft_unloaded_ms": rounded("ttft_unloaded_ms", 2),
+        }
+    )
+    return _records(frame)
 
 
 def _rounded(value: Any, digits: int = 2) -> float | None:
