@@ -89,12 +89,27 @@ def solve_placement(
     solver: SolverOptions,
     settings: FormulationSettings | None = None,
     model_path: str | os.PathLike[str] | None = None,
+    start: dict[int, str] | None = None,
 ) -> tuple[SolveResult, Solution | None]:
-    """Build and solve the MILP over the estimates' options; extract a solution if there is one."""
+    """Build and solve the MILP over the estimates' options; extract a solution if there is one.
+
+    ``start`` (workload -> accelerator, e.g. the greedy placement) is handed to the solver as
+    the plan to search from."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
-    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
+    values = None
+    if start:
+        values = {
+            var: float(start.get(int(w)) == a)
+            for var, w, a in zip(
+                model.assign.values(),
+                model.options["workload"],
+                model.options["accelerator"],
+                strict=True,
+            )
+        }
+    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap, start=values)
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 
@@ -108,7 +123,11 @@ def _baseline_usd(
 
 
 def compute_baselines(
-    estimates: Estimates, catalog: Catalog, solver: SolverOptions, objective: float | None
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    objective: float | None,
+    greedy: dict[int, str] | None = None,
 ) -> Baselines:
     """All work on the baseline option; the optimum without migrating; greedy cheapest options.
 
@@ -155,7 +174,7 @@ def compute_baselines(
             estimates, catalog, solver, FormulationSettings(allowed_accelerators=adopted)
         )
     greedy_usd: float | None = None
-    placement = greedy_placement(options, catalog)
+    placement = greedy_placement(options, catalog) if greedy is None else greedy
     if len(placeable) and set(placement) == set(placeable):
         # Priced by the same pool model as the plan: only what to commit to is left to choose.
         greedy_usd = _baseline_usd(
@@ -453,9 +472,14 @@ def plan(
     estimates = estimate(inventory.workloads, catalog)
     _check_plausible_total(estimates, catalog, inventory.source)
     progress(f"building and solving the model ({solver.solver})")
-    result, solution = solve_placement(estimates, catalog, solver, model_path=model_path)
+    # The greedy plan is the search's starting point (it can take HiGHS from seconds of
+    # searching to a fraction of one) and a baseline.
+    greedy = greedy_placement(estimates.options, catalog)
+    result, solution = solve_placement(
+        estimates, catalog, solver, model_path=model_path, start=greedy
+    )
     progress("computing the baselines")
-    baselines = compute_baselines(estimates, catalog, solver, result.objective)
+    baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
     progress("assembling the plan and its explanations")
     plan_ = assemble_plan(estimates, catalog, inventory.extra_columns, result, solution, baselines)
     run = run_info(

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numpy as np
 import pulp
 
 from placement.errors import PlacementInputError
@@ -51,11 +52,34 @@ class SolveResult:
         return self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
+class _HiGHSFromStart(pulp.HiGHS):
+    """PuLP's highspy interface, given a (partial) MIP start before it runs: HiGHS completes
+    the values given (solving for the rest) and searches from that plan. PuLP's own
+    ``warmStart`` is not available for highspy."""
+
+    def __init__(self, start: dict[pulp.LpVariable, float], **options: object) -> None:
+        super().__init__(**options)
+        self.start = start
+
+    def callSolver(self, lp: pulp.LpProblem) -> None:
+        index = np.array([var.index for var in self.start], dtype=np.int32)
+        values = np.array(list(self.start.values()), dtype=np.float64)
+        lp.solverModel.setSolution(len(index), index, values)
+        lp.solverModel.run()
+
+
 def make_solver(
-    solver: str, time_limit: float | None, gap: float, msg: bool = False
+    solver: str,
+    time_limit: float | None,
+    gap: float,
+    msg: bool = False,
+    start: dict[pulp.LpVariable, float] | None = None,
 ) -> pulp.LpSolver:
-    """A configured PuLP solver; unknown names are a usage error."""
+    """A configured PuLP solver; unknown names are a usage error. ``start`` (HiGHS only) gives
+    variable values to start the search from."""
     if solver == "highs":
+        if start:
+            return _HiGHSFromStart(start, msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
         return pulp.HiGHS(msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
     if solver == "cbc":
         # PuLP 3.3 (pinned) still bundles CBC; 4.0 will drop PULP_CBC_CMD and warn about it.
@@ -73,9 +97,13 @@ def solve_model(
     time_limit: float | None = None,
     gap: float = DEFAULT_GAP,
     msg: bool = False,
+    start: dict[pulp.LpVariable, float] | None = None,
 ) -> SolveResult:
-    """Solve in place (PuLP stores values on the variables) and classify the outcome."""
-    engine = make_solver(solver, time_limit, gap, msg)
+    """Solve in place (PuLP stores values on the variables) and classify the outcome.
+
+    ``start``: values of some variables forming a known plan (the greedy one), so that the
+    solver begins from it; the optimum and the gap proven do not depend on it."""
+    engine = make_solver(solver, time_limit, gap, msg, start)
     started = time.perf_counter()
     if not model.problem.variables():
         return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, 0.0, 0.0, "empty model")
