@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
+import pulp
 
 from placement.catalog import CatalogSource, read_catalog
 from placement.commitment_report import commitments, reserved_purchases, slice_uses
@@ -21,6 +22,7 @@ from placement.explain import PlanContext, excluded_reasons, why_for
 from placement.extract import Solution, extract_solution
 from placement.formulation import (
     FormulationSettings,
+    PlacementModel,
     build_model,
     model_file_text,
     porting_one_off_usd,
@@ -98,27 +100,41 @@ def solve_placement(
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
-    values = None
-    if start:
-        values = {
-            var: float(start.get(int(w)) == a)
-            for var, w, a in zip(
-                model.assign.values(),
-                model.options["workload"],
-                model.options["accelerator"],
-                strict=True,
-            )
-        }
-    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap, start=values)
+    result = solve_model(
+        model, solver.solver, solver.time_limit_s, solver.gap, start=_start_values(model, start)
+    )
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 
+def _start_values(
+    model: PlacementModel, start: dict[int, str] | None
+) -> dict[pulp.LpVariable, float] | None:
+    """The assignment variables' values of a placement (workload -> accelerator)."""
+    if not start:
+        return None
+    return {
+        var: float(start.get(int(w)) == a)
+        for var, w, a in zip(
+            model.assign.values(),
+            model.options["workload"],
+            model.options["accelerator"],
+            strict=True,
+        )
+    }
+
+
 def _baseline_usd(
-    estimates: Estimates, catalog: Catalog, solver: SolverOptions, settings: FormulationSettings
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    settings: FormulationSettings,
+    start: dict[int, str] | None = None,
 ) -> float | None:
     """A baseline's optimum under ``settings`` (only the total is needed: nothing extracted)."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
-    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
+    result = solve_model(
+        model, solver.solver, solver.time_limit_s, solver.gap, start=_start_values(model, start)
+    )
     return result.objective if result.has_solution else None
 
 
@@ -170,8 +186,14 @@ def compute_baselines(
     all_incumbent: float | None = None
     if set(options.loc[on_adopted, "workload"]) == set(placeable):
         # Unplaceable workloads have no feasible option, so the model leaves them out already.
+        # Started from the greedy placement over the adopted accelerators only.
+        incumbent_start = greedy_placement(options[options["accelerator"].isin(adopted)], catalog)
         all_incumbent = _baseline_usd(
-            estimates, catalog, solver, FormulationSettings(allowed_accelerators=adopted)
+            estimates,
+            catalog,
+            solver,
+            FormulationSettings(allowed_accelerators=adopted),
+            incumbent_start,
         )
     greedy_usd: float | None = None
     placement = greedy_placement(options, catalog) if greedy is None else greedy

@@ -67,7 +67,7 @@ def test_the_default_limit_follows_the_available_memory(
     available = 400 * 2**20
     monkeypatch.setattr(limits, "available_memory_bytes", lambda: available)
     limit, basis = SizeLimit().allowed()
-    expected = int((available * USABLE_MEMORY_FRACTION - BASE_MEMORY_BYTES) // (24 * 2**10))
+    expected = int((available * USABLE_MEMORY_FRACTION - BASE_MEMORY_BYTES) // (60 * 2**10))
     assert limit == expected and "0.4 GB of memory available" in basis
     small = tmp_path / "small.csv"
     small.write_text(rows(expected))

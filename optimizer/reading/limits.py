@@ -19,9 +19,9 @@ from placement.reading.problems import InputError, fail
 BASE_MEMORY_BYTES = 300 * 2**20
 """Peak memory of planning a handful of workloads: the interpreter, pandas, PuLP, HiGHS
 (measured: 219 MiB RSS at 1,000 workloads, rounded up)."""
-MEMORY_PER_WORKLOAD_BYTES = 24 * 2**10
-"""Peak memory each workload adds (measured: 619 MiB RSS at 20,000 workloads, 1,259 MiB at
-50,000, 2,183 MiB at 100,000: 19-22 KiB a workload, rounded up)."""
+MEMORY_PER_WORKLOAD_BYTES = 60 * 2**10
+"""Peak memory each workload adds (measured with the time-sliced commitment model: 700 MiB RSS
+at 10,000 workloads, 5,570 MiB at 100,000: 55 KiB a workload, rounded up)."""
 USABLE_MEMORY_FRACTION = 0.8
 """The share of the available memory a plan may count on; the rest is the system's."""
 DEFAULT_MAX_WORKLOADS = 200_000
