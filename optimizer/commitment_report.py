@@ -8,6 +8,8 @@ Owned commitments are used first: of a product's use, the owned part takes up to
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -26,6 +28,31 @@ def _accelerator_hours(solution: Solution) -> dict[str, float]:
     return {str(k): float(v) for k, v in chosen.groupby("accelerator")["chip_hours"].sum().items()}
 
 
+@dataclass(frozen=True)
+class _Split:
+    """A product's size and use, owned part first: sizes in chip-hours (reservations) or USD a
+    month (savings plans), use in chip-hours."""
+
+    owned_size: float
+    bought_size: float
+    used_owned: float
+    used_bought: float
+
+
+def _split(p: Any, hours: float) -> _Split:
+    """Owned commitments are used first, up to their size; what is bought carries the rest."""
+    if p.kind == "reserved":
+        unit_hours = p.capacity_chip_hours / (p.units_bought + p.units_owned)
+        owned_size = p.units_owned * unit_hours
+        bought_size = p.units_bought * unit_hours
+        used_owned = min(p.used_chip_hours, owned_size)
+    else:
+        owned_size = p.usd_per_hour_owned * hours
+        bought_size = p.usd_per_hour_bought * hours
+        used_owned = p.used_chip_hours * min(1.0, _share(owned_size, p.used_usd))
+    return _Split(owned_size, bought_size, used_owned, p.used_chip_hours - used_owned)
+
+
 def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
     """One entry per owned commitment and per product bought in this plan."""
     hours = catalog.economics.hours_per_month.value
@@ -37,16 +64,11 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
     for p in solution.products.itertuples():
         covers = sum(on_acc.get(a, 0.0) for a in p.accelerators)
         reservation = p.kind == "reserved"
-        if reservation:
-            unit_hours = p.capacity_chip_hours / (p.units_bought + p.units_owned)
-            owned_size = p.units_owned * unit_hours
-            bought_size = p.units_bought * unit_hours
-            used_owned = min(p.used_chip_hours, owned_size)
-        else:
-            owned_size = p.usd_per_hour_owned * hours
-            bought_size = p.usd_per_hour_bought * hours
-            used_owned = p.used_chip_hours * min(1.0, _share(owned_size, p.used_usd))
-        used_bought = p.used_chip_hours - used_owned
+        split = _split(p, hours)
+        # Chip-hours of one unit, to size each owned entry (reservations only).
+        unit_hours = (
+            p.capacity_chip_hours / (p.units_bought + p.units_owned) if reservation else 0.0
+        )
         usd_per_chip_hour = _share(p.used_usd, p.used_chip_hours)
         for entry in owned_by_product.get(p.product, []):
             size = (
@@ -54,7 +76,7 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
                 if reservation
                 else (entry.usd_per_hour or 0) * hours
             )
-            used = used_owned * _share(size, owned_size)
+            used = split.used_owned * _share(size, split.owned_size)
             out.append(
                 _commitment(
                     p,
@@ -80,9 +102,9 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
                     None if reservation else float(p.usd_per_hour_bought),
                     None,
                     float(p.bought_monthly_usd),
-                    bought_size if reservation else None,
-                    used_bought,
-                    used_bought * usd_per_chip_hour,
+                    split.bought_size if reservation else None,
+                    split.used_bought,
+                    split.used_bought * usd_per_chip_hour,
                     covers,
                 )
             )
@@ -122,16 +144,15 @@ def _commitment(
     )
 
 
-def reserved_purchases(solution: Solution) -> list[ReservedPurchase]:
+def reserved_purchases(solution: Solution, catalog: Catalog) -> list[ReservedPurchase]:
     """The brief's ``reserved_purchases``: reservation units bought, one entry per product."""
+    hours = catalog.economics.hours_per_month.value
     out = []
     for c in solution.products.itertuples():
         if c.kind != "reserved" or not c.units_bought:
             continue
-        held = c.units_bought + c.units_owned
-        capacity = c.capacity_chip_hours * c.units_bought / held
-        # Owned units are used first: what is bought carries the rest.
-        used = max(0.0, c.used_chip_hours - c.capacity_chip_hours * c.units_owned / held)
+        split = _split(c, hours)
+        capacity, used = split.bought_size, split.used_bought
         out.append(
             ReservedPurchase(
                 accelerator=str(c.accelerator),

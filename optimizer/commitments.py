@@ -125,6 +125,11 @@ def on_demand_rate(catalog: Catalog, accelerator: str) -> float:
     )
 
 
+def on_demand_rates(catalog: Catalog) -> dict[str, float]:
+    """Every accelerator's on-demand USD per chip-hour."""
+    return {name: on_demand_rate(catalog, name) for name in catalog.accelerators}
+
+
 def commitment_book(catalog: Catalog) -> CommitmentBook:
     """The products of the catalog, with the commitments already owned added in."""
     hours = catalog.economics.hours_per_month.value

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pulp
 
-from placement.commitments import CommitmentBook, OwnedEntry, on_demand_rate
+from placement.commitments import CommitmentBook, OwnedEntry, on_demand_rates
 from placement.estimating.profiles import profile_levels
 from placement.formulation import PlacementModel, porting_one_off_usd
 from placement.models.catalog import Catalog
@@ -362,13 +362,14 @@ def _with_compute_cost(
     the on-demand rate and its committed chip-hours at the rate of the commitment that covered
     them."""
     rate_of = product_rates(book)
+    on_demand = on_demand_rates(catalog)
     cost: dict[int, float] = defaultdict(float)
     committed: dict[int, float] = defaultdict(float)
     accelerator_of = dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
     for row in coverage.itertuples():
         acc = accelerator_of[row.workload]
         if row.product == ON_DEMAND:
-            cost[row.workload] += row.chip_hours * on_demand_rate(catalog, acc)
+            cost[row.workload] += row.chip_hours * on_demand[acc]
         else:
             cost[row.workload] += row.chip_hours * rate_of[(row.product, acc)]
             committed[row.workload] += row.chip_hours
@@ -402,7 +403,7 @@ def solution_costs(
     on_demand = (
         float(
             (chosen["chip_hours"] - chosen["committed_chip_hours"]).clip(lower=0)
-            @ chosen["accelerator"].map(lambda a: on_demand_rate(catalog, str(a)))
+            @ chosen["accelerator"].map(on_demand_rates(catalog)).astype(float)
         )
         if len(chosen)
         else 0.0

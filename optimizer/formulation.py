@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pulp
 
-from placement.commitments import CommitmentBook, commitment_book, on_demand_rate
+from placement.commitments import CommitmentBook, commitment_book, on_demand_rates
 from placement.estimating.profiles import (
     SliceGrid,
     offered_hours,
@@ -539,7 +539,7 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
     econ = catalog.economics
     months = econ.amortization_months.value
     hours = econ.hours_per_month.value
-    rates = {a: on_demand_rate(catalog, a) for a in catalog.accelerators}
+    rates = on_demand_rates(catalog)
     opts = model.options
     on_demand = pulp.LpAffineExpression(
         [

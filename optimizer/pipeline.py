@@ -295,7 +295,7 @@ def assemble_plan(
                     run_hours=_rounded(row["run_hours"], 3),
                 )
             )
-        purchases = reserved_purchases(solution)
+        purchases = reserved_purchases(solution, catalog)
         held = commitments(solution, catalog)
         slices = slice_uses(solution)
         finops_ = finops(solution, catalog)

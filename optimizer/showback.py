@@ -24,7 +24,7 @@ from collections import defaultdict
 
 import pandas as pd
 
-from placement.commitments import on_demand_rate
+from placement.commitments import on_demand_rates
 from placement.extract import ON_DEMAND, Solution
 from placement.formulation import porting_one_off_usd
 from placement.models.catalog import Catalog
@@ -103,8 +103,9 @@ def _cents_summing_to(values: dict[int, float], total_usd: float) -> dict[int, f
 def finops(solution: Solution, catalog: Catalog) -> FinOps:
     """Commitment coverage and utilisation, idle cost and the effective savings rate."""
     chosen = solution.chosen
-    rate_of = {a: on_demand_rate(catalog, a) for a in catalog.accelerators}
-    rates = chosen["accelerator"].map(rate_of).astype(float)  # float even when none is placed
+    rates = (
+        chosen["accelerator"].map(on_demand_rates(catalog)).astype(float)
+    )  # float even when none is placed
     equivalent = float((chosen["chip_hours"].astype(float) * rates).sum())
     products = solution.products
     cost = float(products["bought_monthly_usd"].sum() + products["owned_monthly_usd"].sum())
@@ -130,13 +131,10 @@ def pricing_coverage(solution: Solution, catalog: Catalog) -> pd.DataFrame:
     accelerator_of = dict(
         zip(solution.chosen["workload"], solution.chosen["accelerator"], strict=True)
     )
-    on_demand = coverage["workload"].map(lambda w: catalog.on_demand_option(str(accelerator_of[w])))
-    option = (
-        coverage["product"]
-        .str.split("/")
-        .str[0]
-        .where(coverage["product"].ne(ON_DEMAND), on_demand)
-    )
+    on_demand_of = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
+    on_demand = coverage["workload"].map(accelerator_of).map(on_demand_of)
+    pricing_of = dict(zip(solution.products["product"], solution.products["pricing"], strict=True))
+    option = coverage["product"].map(pricing_of).where(coverage["product"].ne(ON_DEMAND), on_demand)
     return (
         coverage.assign(pricing=option)
         .groupby(["workload", "pricing"], as_index=False)["chip_hours"]

@@ -130,6 +130,7 @@ def load_figures(
     base = np.full(n, np.nan)
     run = np.full(n, np.nan)
     specs = catalog.profiles()
+    offered = offered_hours(catalog)
     for name, levels in profile_levels(catalog).items():
         rows = np.flatnonzero(profiles.to_numpy() == name)
         if not len(rows):
@@ -148,7 +149,7 @@ def load_figures(
             base[rows] = share
             chip_hours[rows] = peak_chips[rows] * month * (share + (1 - share) * mean)
         else:
-            full_hours = offered_hours(catalog)[name]
+            full_hours = offered[name]
             work = work_chip_hours[rows]
             replica = replica_chips[rows].astype(float)
             # Whole replicas, enough to finish the work in the hours the profile offers.
