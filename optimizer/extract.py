@@ -60,7 +60,7 @@ def _value(var: pulp.LpVariable | pulp.LpAffineExpression) -> float:
 
 def extract_solution(model: PlacementModel, catalog: Catalog) -> Solution:
     """Chosen placements, commitments, ports and migrations, and costs recomputed from them."""
-    chosen_ids = [oid for oid, var in model.assign.items() if _on(var.varValue)]
+    chosen_ids = [oid for oid in model.options.index if model.is_placed(int(oid))]
     chosen = model.options.loc[chosen_ids].sort_values("workload")
     book = model.book
     units = {key: round(var.varValue or 0.0) for key, var in model.units.items()}
@@ -228,11 +228,7 @@ def _attribute(
                 if month <= 1e-9:
                     continue
                 product_mix = {key: float(covered @ w) / month for key, w in mix.items()}
-                short = {
-                    oid: _value(model.short_cover[int(oid)])
-                    for oid in work_rows.index
-                    if int(oid) in model.short_cover
-                }
+                short = _short_cover(model, work_rows.index)
                 # kappa is only an upper bound the solver may leave slack in: never hand out
                 # more than the class's covered work.
                 claimed = sum(short.values())
@@ -265,6 +261,25 @@ def _attribute(
         {"workload": rest.index, "product": ON_DEMAND, "chip_hours": rest.clip(lower=0).to_numpy()}
     )
     return pd.concat([frame, on_demand], ignore_index=True)
+
+
+def _short_cover(model: PlacementModel, rows: pd.Index) -> dict[int, float]:
+    """Each short work row's covered chip-hours: its own kappa, or its share (by run hours) of
+    its group's (every member holds the same chips, so each gets ``r_j min(n, K)``)."""
+    short = {
+        int(oid): _value(model.short_cover[int(oid)])
+        for oid in rows
+        if int(oid) in model.short_cover
+    }
+    wanted = {int(oid) for oid in rows}
+    for group in model.short_cover_groups.values():
+        members = {oid: r for oid, r in group.run_hours.items() if oid in wanted}
+        if not members:
+            continue
+        total_r = sum(group.run_hours.values())
+        value = _value(group.variable)
+        short.update({oid: value * r / total_r for oid, r in members.items()})
+    return short
 
 
 def _products(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -89,6 +90,8 @@ class PlacementModel:
     grid: SliceGrid
     purchasable: frozenset[str] | None = None
     assign: dict[int, pulp.LpVariable] = field(default_factory=dict)
+    # Rows of workloads with a single possible accelerator: placed there, a constant 1.
+    fixed: set[int] = field(default_factory=set)
     port: dict[tuple[str, str], pulp.LpVariable] = field(default_factory=dict)
     adopt: dict[str, pulp.LpVariable] = field(default_factory=dict)
     placeable: list[int] = field(default_factory=list)
@@ -104,10 +107,41 @@ class PlacementModel:
     serving_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
     work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
     short_cover: dict[int, pulp.LpVariable] = field(default_factory=dict)
+    # Fixed short work, one variable per (accelerator, class, chips held): its rows and hours.
+    short_cover_groups: dict[tuple[str, float, int], ShortCoverGroup] = field(
+        default_factory=dict
+    )
 
     def may_buy(self, pricing: str) -> bool:
         """Whether new commitments may be bought under this pricing option."""
         return self.purchasable is None or pricing in self.purchasable
+
+    def placed(self, terms: Iterable[tuple[int, float]]) -> pulp.LpAffineExpression:
+        """``sum coef x[oid]`` over ``(oid, coef)`` pairs, fixed rows entering as constants."""
+        expr = pulp.LpAffineExpression()
+        for oid, coef in terms:
+            if oid in self.fixed:
+                expr.constant += coef
+            else:
+                expr.addterm(self.assign[oid], coef)
+        return expr
+
+    def is_placed(self, oid: int) -> bool:
+        """Whether the solution places the row's workload on the row's accelerator."""
+        if oid in self.fixed:
+            return True
+        value = self.assign[oid].varValue
+        # Binary values come back as floats near 0 or 1; never compare them to 1 exactly.
+        return value is not None and value > 0.5
+
+
+@dataclass(frozen=True)
+class ShortCoverGroup:
+    """Short work fixed on one accelerator and class, all holding ``chips`` chips when it
+    runs: covered at most ``min(h, r K)`` each, so ``min(chips, K)`` x their run hours."""
+
+    variable: pulp.LpVariable
+    run_hours: dict[int, float]  # option row -> r_j
 
 
 def model_options(
@@ -140,10 +174,18 @@ def _class_key(c: float) -> str:
 
 
 def add_assignment_variables(model: PlacementModel) -> None:
-    """Binary ``assign(j,a)`` for every (workload, accelerator) pair the workload may take."""
+    """Binary ``assign(j,a)`` for every (workload, accelerator) pair the workload may take,
+    except where the workload has only one: there ``x[j,a] = 1`` is a constant, so that the
+    baselines, where every placement is given, leave only what to commit to."""
     opts = model.options
     n = model.names
-    for oid, w, acc in zip(opts.index, opts["workload"], opts["accelerator"], strict=True):
+    choices = opts["workload"].map(opts["workload"].value_counts())
+    for oid, w, acc, k in zip(
+        opts.index, opts["workload"], opts["accelerator"], choices, strict=True
+    ):
+        if k == 1:
+            model.fixed.add(int(oid))
+            continue
         model.assign[oid] = model.problem.add_variable(
             name("assign", n.workloads[w], n.keys[acc]), 0, 1, cat=pulp.LpBinary
         )
@@ -155,9 +197,11 @@ def add_assignment_constraints(model: PlacementModel) -> None:
     .. math:: \\sum_{a \\in A_j} x_{j,a} = 1 \\quad \\forall j \\text{ with } A_j \\neq \\emptyset
     """
     for w, group in model.options.groupby("workload", sort=True).groups.items():
+        model.placeable.append(int(w))
+        if len(group) == 1:
+            continue  # a constant: see add_assignment_variables
         expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
         model.problem.addConstraint(expr == 1, name("assign_one", model.names.workloads[int(w)]))
-        model.placeable.append(int(w))
 
 
 def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
@@ -230,12 +274,13 @@ def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
 
 def _aggregate(
     model: PlacementModel, family: str, key: tuple[str, ...], weights: pd.Series
-) -> pulp.LpVariable:
-    """A variable equal to ``sum_j weight_j x_j`` over the rows of ``weights``."""
+) -> pulp.LpVariable | pulp.LpAffineExpression:
+    """A variable equal to ``sum_j weight_j x_j`` over the rows of ``weights`` (the constant
+    itself where every row is fixed)."""
+    expr = model.placed((int(oid), float(v)) for oid, v in weights.items() if v)
+    if not len(expr):
+        return expr
     var = model.problem.add_variable(name(family, *key), lowBound=0)
-    expr = pulp.LpAffineExpression(
-        [(model.assign[oid], float(v)) for oid, v in weights.items() if v]
-    )
     expr.addInPlace(var, -1.0)
     model.problem.addConstraint(expr == 0, name(f"{family}_sum", *key))
     return var
@@ -361,8 +406,14 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
 
     .. math:: \\kappa_j \\le h_j x_{j,a}, \\qquad \\kappa_j \\le r_j K_{a,c}
 
+    Short work whose placement is fixed (``x = 1``) is grouped by the chips it holds, ``n_j =
+    h_j / r_j``: ``\\sum_{j \\in g} \\min(h_j, r_j K) = \\min(\\sum_g h_j, K \\sum_g r_j)``, so one
+    ``\\kappa_g`` per group of the same (accelerator, class, chips) is exact:
+
+    .. math:: \\kappa_g \\le \\sum_{j \\in g} h_j, \\qquad \\kappa_g \\le K_{a,c} \\sum_{j \\in g} r_j
+
     .. math:: \\sum_t w_t \\omega_{a,c,t} \\le \\sum_{j \\text{ long}} h_j x_{j,a}
-        + \\sum_{j \\text{ short}} \\kappa_j
+        + \\sum_{j \\text{ short}} \\kappa_j + \\sum_g \\kappa_g
     """
     book, n = model.book, model.names
     opts = model.options
@@ -389,6 +440,7 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
                 held.constant += plan.owned_usd_per_hour / plan.rates[acc]
         total = pulp.LpAffineExpression()
         held_terms = list(held.items())
+        fixed_short: dict[float, dict[int, tuple[float, float]]] = {}
         for oid, w, h, r, is_short in zip(
             rows.index,
             rows["workload"],
@@ -398,7 +450,12 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
             strict=True,
         ):
             if not is_short:
-                total.addInPlace(model.assign[oid], float(h))
+                total.addInPlace(model.placed([(int(oid), float(h))]))
+                continue
+            if int(oid) in model.fixed:
+                # Same chips held (h / r): min(h_j, r_j K) adds up to min(sum h, K sum r).
+                chips = round(float(h) / float(r), 6)
+                fixed_short.setdefault(chips, {})[int(oid)] = (float(h), float(r))
                 continue
             key = (n.workloads[int(w)], n.keys[acc])
             kappa = model.problem.add_variable(name("short_cover", *key), 0)
@@ -408,12 +465,20 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
                 name("short_cover_work", *key),
             )
             # kappa <= r K, K = what is held (variables and the owned constant).
-            bound = pulp.LpAffineExpression([(v, -float(r) * c) for v, c in held_terms])
-            bound.addInPlace(kappa, 1.0)
-            model.problem.addConstraint(
-                bound <= float(r) * held.constant, name("short_cover_held", *key)
+            total.addInPlace(kappa, 1.0)
+            _bound_by_held(model, kappa, float(r), held_terms, held.constant, key)
+        for i, (chips, members) in enumerate(sorted(fixed_short.items())):
+            key = (n.keys[acc], _class_key(cls), f"g{i}")
+            kappa = model.problem.add_variable(
+                name("short_cover_fixed", *key), 0, sum(h for h, _ in members.values())
+            )
+            model.short_cover_groups[(acc, cls, chips)] = ShortCoverGroup(
+                kappa, {oid: r for oid, (_, r) in members.items()}
             )
             total.addInPlace(kappa, 1.0)
+            _bound_by_held(
+                model, kappa, sum(r for _, r in members.values()), held_terms, held.constant, key
+            )
         covered = pulp.LpAffineExpression(
             [
                 (model.work_cover[(acc, cls, t)], float(grid.hours[t]))
@@ -423,6 +488,22 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
         model.problem.addConstraint(
             covered - total <= 0, name("work_cover_total", n.keys[acc], _class_key(cls))
         )
+
+
+def _bound_by_held(
+    model: PlacementModel,
+    kappa: pulp.LpVariable,
+    run_hours: float,
+    held_terms: list[tuple[pulp.LpVariable, float]],
+    held_constant: float,
+    key: tuple[str, ...],
+) -> None:
+    """``kappa <= r K``: work running ``r`` hours is covered by at most what is held then."""
+    bound = pulp.LpAffineExpression([(v, -run_hours * c) for v, c in held_terms])
+    bound.addInPlace(kappa, 1.0)
+    model.problem.addConstraint(
+        bound <= run_hours * held_constant, name("short_cover_held", *key)
+    )
 
 
 def add_chip_limit_constraints(model: PlacementModel, catalog: Catalog) -> None:
@@ -463,7 +544,7 @@ def add_porting_link_constraints(model: PlacementModel) -> None:
                 1,
                 pulp.LpBinary,
             )
-        expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
+        expr = model.placed((int(oid), 1.0) for oid in group)
         expr.addInPlace(model.port[key], -1.0)
         model.problem.addConstraint(
             expr <= 0,
@@ -495,7 +576,7 @@ def add_migration_link_constraints(model: PlacementModel) -> None:
             )
     ready = migrating[~migrating["needs_port"]]
     for (w, platform), group in ready.groupby(["workload", "platform"], sort=True).groups.items():
-        expr = pulp.LpAffineExpression([(model.assign[oid], 1.0) for oid in group])
+        expr = model.placed((int(oid), 1.0) for oid in group)
         expr.addInPlace(model.adopt[str(platform)], -1.0)
         model.problem.addConstraint(
             expr <= 0,
@@ -541,11 +622,9 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
     hours = econ.hours_per_month.value
     rates = on_demand_rates(catalog)
     opts = model.options
-    on_demand = pulp.LpAffineExpression(
-        [
-            (model.assign[oid], rates[str(a)] * float(h))
-            for oid, a, h in zip(opts.index, opts["accelerator"], opts["chip_hours"], strict=True)
-        ]
+    on_demand = model.placed(
+        (int(oid), rates[str(a)] * float(h))
+        for oid, a, h in zip(opts.index, opts["accelerator"], opts["chip_hours"], strict=True)
     )
     for (acc, _, t), var in [*model.serving_cover.items(), *model.work_cover.items()]:
         on_demand.addInPlace(var, -rates[acc] * float(model.grid.hours[t]))

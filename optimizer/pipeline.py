@@ -112,14 +112,11 @@ def _start_values(
     """The assignment variables' values of a placement (workload -> accelerator)."""
     if not start:
         return None
+    opts = model.options
     return {
-        var: float(start.get(int(w)) == a)
-        for var, w, a in zip(
-            model.assign.values(),
-            model.options["workload"],
-            model.options["accelerator"],
-            strict=True,
-        )
+        model.assign[oid]: float(start.get(int(w)) == a)
+        for oid, w, a in zip(opts.index, opts["workload"], opts["accelerator"], strict=True)
+        if oid in model.assign
     }
 
 

@@ -106,7 +106,9 @@ def solve_model(
     engine = make_solver(solver, time_limit, gap, msg, start)
     started = time.perf_counter()
     if not model.problem.variables():
-        return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, 0.0, 0.0, "empty model")
+        # Everything is fixed: the objective is its constant (owned commitments, fixed work).
+        constant = float(model.problem.objective.constant) if model.problem.objective else 0.0
+        return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, constant, 0.0, "empty model")
     with _stdout_to(sys.stderr.fileno() if msg else None):
         model.problem.solve(engine)
     elapsed = time.perf_counter() - started
