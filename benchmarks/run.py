@@ -65,6 +65,7 @@ WRAPPED: dict[str, str] = {
     "solve_model": "solve",
     "extract_solution": "extract",
     "compute_baselines": "baselines",
+    "price_greedy": "baselines",
     "greedy_placement": "greedy",
     "assemble_plan": "assemble",
 }

@@ -108,7 +108,7 @@ class PlacementModel:
     work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
     short_cover: dict[int, pulp.LpVariable] = field(default_factory=dict)
     # Fixed short work, one variable per (accelerator, class, chips held): its rows and hours.
-    short_cover_groups: dict[tuple[str, float, int], ShortCoverGroup] = field(
+    short_cover_groups: dict[tuple[str, float, float], ShortCoverGroup] = field(
         default_factory=dict
     )
 
@@ -410,7 +410,8 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
     h_j / r_j``: ``\\sum_{j \\in g} \\min(h_j, r_j K) = \\min(\\sum_g h_j, K \\sum_g r_j)``, so one
     ``\\kappa_g`` per group of the same (accelerator, class, chips) is exact:
 
-    .. math:: \\kappa_g \\le \\sum_{j \\in g} h_j, \\qquad \\kappa_g \\le K_{a,c} \\sum_{j \\in g} r_j
+    .. math:: \\kappa_g \\le \\sum_{j \\in g} h_j, \\qquad
+        \\kappa_g \\le K_{a,c} \\sum_{j \\in g} r_j
 
     .. math:: \\sum_t w_t \\omega_{a,c,t} \\le \\sum_{j \\text{ long}} h_j x_{j,a}
         + \\sum_{j \\text{ short}} \\kappa_j + \\sum_g \\kappa_g
@@ -457,16 +458,16 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
                 chips = round(float(h) / float(r), 6)
                 fixed_short.setdefault(chips, {})[int(oid)] = (float(h), float(r))
                 continue
-            key = (n.workloads[int(w)], n.keys[acc])
-            kappa = model.problem.add_variable(name("short_cover", *key), 0)
+            pair = (n.workloads[int(w)], n.keys[acc])
+            kappa = model.problem.add_variable(name("short_cover", *pair), 0)
             model.short_cover[int(oid)] = kappa
             model.problem.addConstraint(
                 pulp.LpAffineExpression([(kappa, 1.0), (model.assign[oid], -float(h))]) <= 0,
-                name("short_cover_work", *key),
+                name("short_cover_work", *pair),
             )
             # kappa <= r K, K = what is held (variables and the owned constant).
             total.addInPlace(kappa, 1.0)
-            _bound_by_held(model, kappa, float(r), held_terms, held.constant, key)
+            _bound_by_held(model, kappa, float(r), held_terms, held.constant, pair)
         for i, (chips, members) in enumerate(sorted(fixed_short.items())):
             key = (n.keys[acc], _class_key(cls), f"g{i}")
             kappa = model.problem.add_variable(
@@ -501,9 +502,7 @@ def _bound_by_held(
     """``kappa <= r K``: work running ``r`` hours is covered by at most what is held then."""
     bound = pulp.LpAffineExpression([(v, -run_hours * c) for v, c in held_terms])
     bound.addInPlace(kappa, 1.0)
-    model.problem.addConstraint(
-        bound <= run_hours * held_constant, name("short_cover_held", *key)
-    )
+    model.problem.addConstraint(bound <= run_hours * held_constant, name("short_cover_held", *key))
 
 
 def add_chip_limit_constraints(model: PlacementModel, catalog: Catalog) -> None:
@@ -545,6 +544,9 @@ def add_porting_link_constraints(model: PlacementModel) -> None:
                 pulp.LpBinary,
             )
         expr = model.placed((int(oid), 1.0) for oid in group)
+        if not len(expr):  # placed there for certain: the family is ported
+            model.port[key].lowBound = 1
+            continue
         expr.addInPlace(model.port[key], -1.0)
         model.problem.addConstraint(
             expr <= 0,
@@ -577,6 +579,9 @@ def add_migration_link_constraints(model: PlacementModel) -> None:
     ready = migrating[~migrating["needs_port"]]
     for (w, platform), group in ready.groupby(["workload", "platform"], sort=True).groups.items():
         expr = model.placed((int(oid), 1.0) for oid in group)
+        if not len(expr):  # placed there for certain: the platform is adopted
+            model.adopt[str(platform)].lowBound = 1
+            continue
         expr.addInPlace(model.adopt[str(platform)], -1.0)
         model.problem.addConstraint(
             expr <= 0,

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 import pulp
+from pydantic import TypeAdapter
 
 from placement.catalog import CatalogSource, read_catalog
 from placement.commitment_report import commitments, reserved_purchases, slice_uses
@@ -51,6 +52,23 @@ from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.showback import finops, pricing_coverage, showback_usd
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
+
+_EVALUATIONS = TypeAdapter(list[OptionEvaluation])
+# The option columns the explanations read (placement.explain).
+_EXPLAINED = (
+    "workload",
+    "workload_id",
+    "accelerator",
+    "pricing",
+    "pricing_kind",
+    "platform",
+    "family",
+    "feasible",
+    "reason",
+    "monthly_cost_usd",
+    "needs_port",
+    "needs_migration",
+)
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
@@ -91,12 +109,12 @@ def solve_placement(
     solver: SolverOptions,
     settings: FormulationSettings | None = None,
     model_path: str | os.PathLike[str] | None = None,
-    start: dict[int, str] | None = None,
+    start: GreedyPlan | None = None,
 ) -> tuple[SolveResult, Solution | None]:
     """Build and solve the MILP over the estimates' options; extract a solution if there is one.
 
-    ``start`` (workload -> accelerator, e.g. the greedy placement) is handed to the solver as
-    the plan to search from."""
+    ``start`` (a priced placement, e.g. the greedy one) is handed to the solver as the plan to
+    search from."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
@@ -107,17 +125,59 @@ def solve_placement(
 
 
 def _start_values(
-    model: PlacementModel, start: dict[int, str] | None
+    model: PlacementModel, start: GreedyPlan | None
 ) -> dict[pulp.LpVariable, float] | None:
-    """The assignment variables' values of a placement (workload -> accelerator)."""
-    if not start:
+    """The integer variables' values of a priced placement: where each workload runs and the
+    reservation units it buys (HiGHS completes the rest)."""
+    if start is None or not start.placement:
         return None
     opts = model.options
-    return {
-        model.assign[oid]: float(start.get(int(w)) == a)
+    values = {
+        model.assign[oid]: float(start.placement.get(int(w)) == a)
         for oid, w, a in zip(opts.index, opts["workload"], opts["accelerator"], strict=True)
         if oid in model.assign
     }
+    values.update(
+        {
+            var: start.commitments[key]
+            for key, var in model.units.items()
+            if key in start.commitments
+        }
+    )
+    # Savings plans (continuous) are left for HiGHS to complete: fixing a continuous value
+    # from another model can leave it a rounding error short of feasible at large scales.
+    return values
+
+
+@dataclass(frozen=True)
+class GreedyPlan:
+    """The greedy placement, priced by the pool model: its optimum and the reservation units
+    it buys (by product key). ``usd`` is None where it places not every
+    placeable workload or has no solution."""
+
+    placement: dict[int, str]
+    usd: float | None = None
+    commitments: dict[str, float] = field(default_factory=dict)
+
+
+def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) -> GreedyPlan:
+    """Place greedily (pins and the porting cap respected), then choose what to commit to."""
+    options = estimates.options
+    placement = greedy_placement(options, catalog)
+    placeable = set(options.loc[options["feasible"], "workload"])
+    if not placeable or set(placement) != placeable:
+        return GreedyPlan(placement)
+    model = build_model(
+        options,
+        estimates.workloads["id"].tolist(),
+        catalog,
+        FormulationSettings(fixed_accelerators=placement),
+    )
+    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
+    if not result.has_solution:
+        return GreedyPlan(placement)
+    commitments = {key: float(round(var.varValue or 0.0)) for key, var in model.units.items()}
+    return GreedyPlan(placement, result.objective, commitments)
 
 
 def _baseline_usd(
@@ -125,7 +185,7 @@ def _baseline_usd(
     catalog: Catalog,
     solver: SolverOptions,
     settings: FormulationSettings,
-    start: dict[int, str] | None = None,
+    start: GreedyPlan | None = None,
 ) -> float | None:
     """A baseline's optimum under ``settings`` (only the total is needed: nothing extracted)."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
@@ -140,7 +200,7 @@ def compute_baselines(
     catalog: Catalog,
     solver: SolverOptions,
     objective: float | None,
-    greedy: dict[int, str] | None = None,
+    greedy: GreedyPlan | None = None,
 ) -> Baselines:
     """All work on the baseline option; the optimum without migrating; greedy cheapest options.
 
@@ -184,7 +244,9 @@ def compute_baselines(
     if set(options.loc[on_adopted, "workload"]) == set(placeable):
         # Unplaceable workloads have no feasible option, so the model leaves them out already.
         # Started from the greedy placement over the adopted accelerators only.
-        incumbent_start = greedy_placement(options[options["accelerator"].isin(adopted)], catalog)
+        incumbent_start = GreedyPlan(
+            greedy_placement(options[options["accelerator"].isin(adopted)], catalog)
+        )
         all_incumbent = _baseline_usd(
             estimates,
             catalog,
@@ -192,13 +254,8 @@ def compute_baselines(
             FormulationSettings(allowed_accelerators=adopted),
             incumbent_start,
         )
-    greedy_usd: float | None = None
-    placement = greedy_placement(options, catalog) if greedy is None else greedy
-    if len(placeable) and set(placement) == set(placeable):
-        # Priced by the same pool model as the plan: only what to commit to is left to choose.
-        greedy_usd = _baseline_usd(
-            estimates, catalog, solver, FormulationSettings(fixed_accelerators=placement)
-        )
+    # Priced by the same pool model as the plan: only what to commit to is left to choose.
+    greedy_usd = (greedy or price_greedy(estimates, catalog, solver)).usd
 
     def saving(value: float | None) -> float | None:
         return None if value is None or objective is None else round(value - objective, 2)
@@ -226,17 +283,16 @@ def assemble_plan(
 ) -> Plan:
     """The plan JSON from the stages' outputs (reads solution data only, never the model)."""
     workloads = estimates.workloads
-    records = _records(estimates.options)
+    records = _records(estimates.options[list(_EXPLAINED)])
     by_workload: dict[int, list[dict[str, Any]]] = {}
     for option in records:
         by_workload.setdefault(int(option["workload"]), []).append(option)
-    # model_construct skips re-validating the evaluations (several per workload) that this code
-    # just built from typed estimates; the Plan as a whole is still typed. Rounding is done per
-    # column, not per value.
-    shown = _evaluation_records(estimates.options)
+    # The evaluations (several per workload) are validated in one call, which pydantic's core
+    # does faster than constructing them one by one unvalidated. Rounding is per column.
+    shown = _EVALUATIONS.validate_python(_evaluation_records(estimates.options))
     evaluations: dict[int, list[OptionEvaluation]] = {}
-    for w, fields in zip(estimates.options["workload"].tolist(), shown, strict=True):
-        evaluations.setdefault(int(w), []).append(OptionEvaluation.model_construct(**fields))
+    for w, evaluation in zip(estimates.options["workload"].tolist(), shown, strict=True):
+        evaluations.setdefault(int(w), []).append(evaluation)
     unplaced = [
         Unplaced(workload_id=str(group[0]["workload_id"]), reasons=excluded_reasons(group))
         for group in by_workload.values()
@@ -491,9 +547,10 @@ def plan(
     estimates = estimate(inventory.workloads, catalog)
     _check_plausible_total(estimates, catalog, inventory.source)
     progress(f"building and solving the model ({solver.solver})")
-    # The greedy plan is the search's starting point (it can take HiGHS from seconds of
-    # searching to a fraction of one) and a baseline.
-    greedy = greedy_placement(estimates.options, catalog)
+    # The greedy plan, priced (where it runs and what it commits to), is the search's
+    # starting point (it can take HiGHS from seconds of searching to a fraction of one) and a
+    # baseline.
+    greedy = price_greedy(estimates, catalog, solver)
     result, solution = solve_placement(
         estimates, catalog, solver, model_path=model_path, start=greedy
     )

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+import highspy
 import numpy as np
 import pulp
 
@@ -52,19 +53,73 @@ class SolveResult:
         return self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
 
-class _HiGHSFromStart(pulp.HiGHS):
-    """PuLP's highspy interface, given a (partial) MIP start before it runs: HiGHS completes
-    the values given (solving for the rest) and searches from that plan. PuLP's own
-    ``warmStart`` is not available for highspy."""
+class _HiGHS(pulp.HiGHS):
+    """PuLP's highspy interface, copying the model into HiGHS in two batched calls (PuLP adds
+    columns and rows one call at a time, which costs more than HiGHS's solve on large models),
+    and given an optional (partial) MIP start before it runs: HiGHS completes the values given
+    (solving for the rest) and searches from that plan. PuLP's own ``warmStart`` is not
+    available for highspy."""
 
-    def __init__(self, start: dict[pulp.LpVariable, float], **options: object) -> None:
+    def __init__(self, start: dict[pulp.LpVariable, float] | None = None, **options: object):
         super().__init__(**options)
-        self.start = start
+        self.start = start or {}
+
+    def buildSolverModel(self, lp: pulp.LpProblem) -> None:
+        inf = highspy.kHighsInf
+        sign = -1.0 if lp.sense == pulp.LpMaximize else 1.0
+        variables = lp.variables()
+        objective = lp.objective if lp.objective is not None else pulp.LpAffineExpression()
+        costs = np.empty(len(variables))
+        col_lower = np.empty(len(variables))
+        col_upper = np.empty(len(variables))
+        integers = []
+        for i, var in enumerate(variables):
+            var.index = i
+            costs[i] = sign * objective.get(var, 0.0)
+            col_lower[i] = -inf if var.lowBound is None else var.lowBound
+            col_upper[i] = inf if var.upBound is None else var.upBound
+            if var.cat == pulp.LpInteger and self.mip:
+                integers.append(i)
+        none = np.empty(0, dtype=np.int32)
+        highs = lp.solverModel
+        highs.addCols(len(variables), costs, col_lower, col_upper, 0, none, none, np.empty(0))
+        if integers:
+            highs.changeColsIntegrality(
+                len(integers),
+                np.array(integers, dtype=np.int32),
+                np.full(len(integers), highspy.HighsVarType.kInteger.value, dtype=np.uint8),
+            )
+        constraints = list(lp._constraints.values())
+        row_lower = np.empty(len(constraints))
+        row_upper = np.empty(len(constraints))
+        starts = np.empty(len(constraints), dtype=np.int32)
+        indices: list[int] = []
+        values: list[float] = []
+        for i, constraint in enumerate(constraints):
+            constraint.index = i
+            starts[i] = len(indices)
+            for var, coefficient in constraint.items():
+                if coefficient != 0:
+                    indices.append(var.index)
+                    values.append(coefficient)
+            lb, ub = constraint.getLb(), constraint.getUb()
+            row_lower[i] = -inf if lb is None else lb
+            row_upper[i] = inf if ub is None else ub
+        highs.addRows(
+            len(constraints),
+            row_lower,
+            row_upper,
+            len(indices),
+            starts,
+            np.array(indices, dtype=np.int32),
+            np.array(values, dtype=np.float64),
+        )
 
     def callSolver(self, lp: pulp.LpProblem) -> None:
-        index = np.array([var.index for var in self.start], dtype=np.int32)
-        values = np.array(list(self.start.values()), dtype=np.float64)
-        lp.solverModel.setSolution(len(index), index, values)
+        if self.start:
+            index = np.array([var.index for var in self.start], dtype=np.int32)
+            values = np.array(list(self.start.values()), dtype=np.float64)
+            lp.solverModel.setSolution(len(index), index, values)
         lp.solverModel.run()
 
 
@@ -78,9 +133,7 @@ def make_solver(
     """A configured PuLP solver; unknown names are a usage error. ``start`` (HiGHS only) gives
     variable values to start the search from."""
     if solver == "highs":
-        if start:
-            return _HiGHSFromStart(start, msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
-        return pulp.HiGHS(msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
+        return _HiGHS(start, msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
     if solver == "cbc":
         # PuLP 3.3 (pinned) still bundles CBC; 4.0 will drop PULP_CBC_CMD and warn about it.
         with warnings.catch_warnings():
@@ -102,7 +155,8 @@ def solve_model(
     """Solve in place (PuLP stores values on the variables) and classify the outcome.
 
     ``start``: values of some variables forming a known plan (the greedy one), so that the
-    solver begins from it; the optimum and the gap proven do not depend on it."""
+    solver begins from it; the optimum and the gap proven do not depend on it. Should the run
+    end in a solver error, it is run once more without the start."""
     engine = make_solver(solver, time_limit, gap, msg, start)
     started = time.perf_counter()
     if not model.problem.variables():
@@ -124,6 +178,10 @@ def solve_model(
         status = SolveStatus.NO_SOLUTION
     else:
         status = SolveStatus.ERROR
+    if start and _highs_failed(model):
+        # A start is only a hint: at extreme magnitudes (millions of chips) completing it can
+        # leave HiGHS a rounding error short of feasible, which it reports as a solve error.
+        return solve_model(model, solver, time_limit, gap, msg, start=None)
     objective = (
         pulp.value(model.problem.objective)
         if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
@@ -136,6 +194,15 @@ def solve_model(
         objective=None if objective is None else float(objective),
         gap=_gap(model, solver, status, gap),
         termination=f"{status_text} ({pulp.LpSolution.get(sol_status, sol_status)})",
+    )
+
+
+def _highs_failed(model: PlacementModel) -> bool:
+    """Whether HiGHS ended in its own error (PuLP reports that as "no solution found")."""
+    highs = getattr(model.problem, "solverModel", None)
+    return isinstance(highs, highspy.Highs) and highs.getModelStatus() in (
+        highspy.HighsModelStatus.kSolveError,
+        highspy.HighsModelStatus.kPostsolveError,
     )
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from placement.estimating import estimate
+from placement.formulation import build_model
 from placement.greedy import greedy_placement
 from placement.models.catalog import Catalog
 from placement.pipeline import plan
@@ -321,3 +322,62 @@ def test_an_owned_commitment_no_work_can_use_is_still_paid_in_plan_and_baselines
     assert baselines.all_h100_optimal_usd == pytest.approx(plan_total)
     [owned] = [c for c in result.plan.commitments if c.owned]
     assert (owned.accelerator, owned.used_chip_hours, owned.utilization) == ("trn2", 0, 0)
+
+
+def _training(id: str, params_b: float, gpu_hours: float, **fields: Any) -> dict[str, Any]:
+    return {
+        "id": id,
+        "kind": "training",
+        "model_family": "llama",
+        "params_b": params_b,
+        "h100_gpu_hours": gpu_hours,
+        **fields,
+    }
+
+
+def test_fixed_short_work_grouped_by_chips_prices_as_one_variable_per_job() -> None:
+    """Short jobs with a single possible accelerator share one cover variable per chips held;
+    the same jobs given a choice they never take (a migration nobody would pay for) get one
+    each. Both models must find the same optimum and the same coverage per job."""
+    jobs = [
+        _training("sft-a", 8, 900),
+        _training("sft-b", 8, 2400),  # same chips as sft-a: one group
+        _training("ft-70b", 70, 6000),
+        _training("pre-405b", 405, 30000),
+    ]
+    rows = [_service("chat", 40), *jobs]
+
+    def unaffordable_migration(data: dict[str, Any]) -> None:
+        cost = data["platforms"]["neuron"]["migration_one_off_usd"]
+        cost["low"] = cost["high"] = 1e12
+
+    pinned = run_plan(
+        [{**r, "pinned_accelerator": "h100"} for r in rows], _catalog(unaffordable_migration)
+    )
+    free_rows = [{k: v for k, v in r.items() if k != "pinned_accelerator"} for r in rows]
+    free = run_plan(free_rows, _catalog(unaffordable_migration))
+    assert {a.accelerator for a in free.plan.assignments} == {"h100"}
+    assert pinned.plan.objective_monthly_usd == pytest.approx(
+        free.plan.objective_monthly_usd, rel=1e-6
+    )
+    by_id = {a.workload_id: a for a in free.plan.assignments}
+    for a in pinned.plan.assignments:
+        for option, hours in a.coverage.items():
+            assert hours == pytest.approx(by_id[a.workload_id].coverage.get(option, 0.0), abs=0.01)
+    # The pinned model really groups them, and the groups matter: commitments cover part of
+    # the short jobs' hours, not all.
+    grouped = build_model(
+        pinned.estimates.options, pinned.estimates.workloads["id"].tolist(), pinned.catalog
+    )
+    each = build_model(
+        free.estimates.options, free.estimates.workloads["id"].tolist(), free.catalog
+    )
+    assert not grouped.short_cover and len(grouped.short_cover_groups) == 3
+    assert len(each.short_cover) == 8 and not each.short_cover_groups  # 4 jobs x 2 accelerators
+    covered = [
+        a.chip_hours - a.coverage.get("on_demand", 0.0)
+        for a in pinned.plan.assignments
+        if a.workload_id != "chat"
+    ]
+    assert any(c > 1 for c in covered)
+    assert any(a.coverage.get("on_demand", 0.0) > 1 for a in pinned.plan.assignments)

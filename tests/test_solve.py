@@ -107,3 +107,46 @@ def test_a_solver_failure_is_no_solution(monkeypatch: pytest.MonkeyPatch) -> Non
     assert result.plan.status == "no_solution"
     assert result.plan.message.startswith("the solver failed")
     assert result.exit_code == 3
+
+
+def test_the_batched_copy_into_highs_is_the_model_pulp_would_copy() -> None:
+    """The solver's batched model copy gives HiGHS the same columns, rows and matrix as PuLP's
+    own column-by-column copy (sample inventory, default catalog)."""
+    import highspy
+    import numpy as np
+
+    from placement.catalog import load_catalog
+    from placement.estimating import estimate
+
+    catalog = load_catalog()
+    inv = read_inventory("inputs/sample_inventory.csv", list(catalog.accelerators))
+    est = estimate(inv.workloads, catalog)
+
+    def copied(batched: bool) -> Any:
+        model = build_model(est.options, inv.workloads["id"].tolist(), catalog)
+        engine = make_solver("highs", None, 1e-3)
+        model.problem.solverModel = highspy.Highs()
+        model.problem.solverModel.setOptionValue("output_flag", False)
+        if batched:
+            engine.buildSolverModel(model.problem)
+        else:
+            pulp.HiGHS.buildSolverModel(engine, model.problem)
+        lp = model.problem.solverModel.getLp()
+        matrix = lp.a_matrix_
+        return {
+            "cost": np.asarray(lp.col_cost_),
+            "col_lower": np.asarray(lp.col_lower_),
+            "col_upper": np.asarray(lp.col_upper_),
+            "row_lower": np.asarray(lp.row_lower_),
+            "row_upper": np.asarray(lp.row_upper_),
+            "integrality": [int(v) for v in lp.integrality_],
+            "start": np.asarray(matrix.start_),
+            "index": np.asarray(matrix.index_),
+            "value": np.asarray(matrix.value_),
+        }
+
+    ours, pulps = copied(True), copied(False)
+    assert len(ours["cost"]) > 100 and len(ours["row_lower"]) > 100
+    assert any(ours["integrality"])
+    for key, value in pulps.items():
+        assert np.array_equal(np.asarray(ours[key]), np.asarray(value)), key
