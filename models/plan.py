@@ -214,7 +214,7 @@ class SolverInfo(_Out):
     termination: str = ""
 
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -251,6 +251,17 @@ class SolverOptionsInfo(_Out):
     gap: float
 
 
+class ScenarioInfo(_Out):
+    """The scenario file a plan applied."""
+
+    name: str
+    description: str
+    path: str
+    sha256: str = Field(description="Of the scenario file's bytes.")
+    catalog_settings: list[str] = Field(description="Its catalog settings, path=value.")
+    inventory_changes: int = Field(description="How many inventory changes it made.")
+
+
 class RunInfo(_Out):
     """Where a plan came from: enough to tell two plans apart and to re-run one."""
 
@@ -260,6 +271,9 @@ class RunInfo(_Out):
     catalog: CatalogInfo
     overrides: list[str] = Field(description="The --set overrides, in the order applied.")
     scenario: str | None = Field(default=None, description="The scenario applied, if any.")
+    scenario_file: ScenarioInfo | None = Field(
+        default=None, description="The scenario file applied, if any (added in schema 1.4)."
+    )
     solver_options: SolverOptionsInfo
     libraries: dict[str, str] = Field(description="Versions of Python and the solver stack.")
 

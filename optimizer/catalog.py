@@ -207,11 +207,31 @@ def parse_override(text: str) -> tuple[str, Any]:
 @dataclass(frozen=True)
 class Override:
     """One ``--set`` option as given (``text``), the dotted ``path`` it sets, and the value as
-    written (``raw``)."""
+    written (``raw``); ``origin`` is where it came from (``--set`` or a scenario file) and
+    ``label`` how messages name it."""
 
     text: str
     path: str
     raw: str
+    origin: str = "--set"
+    label: str = ""
+
+    @property
+    def named(self) -> str:
+        return self.label or f"--set {self.text!r}"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A catalog change given as data rather than ``--set`` text (a scenario's ``catalog``
+    entries): the dotted ``path``, the ``value`` as read, the value as written (``raw``), the
+    file it came from (``origin``) and how messages name it (``label``)."""
+
+    path: str
+    value: Any
+    raw: str
+    origin: str
+    label: str
 
 
 def apply_overrides(data: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
@@ -226,26 +246,33 @@ def apply_overrides(data: dict[str, Any], overrides: Iterable[str]) -> dict[str,
 
 
 def _apply(
-    data: dict[str, Any], overrides: Iterable[str]
+    data: dict[str, Any], overrides: Iterable[str | Setting]
 ) -> tuple[dict[str, Any], list[Override], list[Problem]]:
     """A copy of ``data`` with the overrides whose path exists applied; those overrides, and a
     problem for each of the others."""
     result: dict[str, Any] = copy.deepcopy(data)  # a round-trip document keeps its comments
     applied: list[Override] = []
     problems: list[Problem] = []
-    for text in overrides:
-        try:
-            path, value = parse_override(text)
-        except CatalogError as err:
-            problems.extend(err.problems)
-            continue
-        raw = text.partition("=")[2].strip()
+    for given in overrides:
+        if isinstance(given, Setting):
+            path, value, raw = given.path, given.value, given.raw
+            override = Override(f"{path}={raw}", path, raw, given.origin, given.label)
+        else:
+            try:
+                path, value = parse_override(given)
+            except CatalogError as err:
+                problems.extend(err.problems)
+                continue
+            raw = given.partition("=")[2].strip()
+            override = Override(given, path, raw)
         problem = _set_path(result, path, value, raw)
         if problem:
-            message = f"--set {text!r}: {problem}"
-            problems.append(Problem(message, "--set", column=path, value=raw, expected=problem))
+            message = f"{override.named}: {problem}"
+            problems.append(
+                Problem(message, override.origin, column=path, value=raw, expected=problem)
+            )
         else:
-            applied.append(Override(text, path, raw))
+            applied.append(override)
     return result, applied, problems
 
 
@@ -294,9 +321,17 @@ def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | No
     return None
 
 
+OPEN_MAPS = frozenset(
+    {"support", "features", "bytes_per_param", "pricing_options", "accelerators", "load_profiles"}
+)
+"""Maps whose entries are the user's to add: a family's support status, a feature, a
+precision, a pricing option (a 3-year term, a savings plan), an accelerator, a load profile."""
+
+
 def _may_add(keys: list[str]) -> bool:
     """New entries may be added to open maps (e.g. a family's support status), not elsewhere."""
-    return len(keys) >= 2 and keys[-2] in {"support", "features", "bytes_per_param"}
+    new_entry = len(keys) == 2 and keys[0] in OPEN_MAPS
+    return new_entry or (len(keys) >= 2 and keys[-2] in {"support", "features", "bytes_per_param"})
 
 
 def _unknown(keys: list[str], node: Any) -> str:
@@ -310,17 +345,20 @@ def read_catalog(
     path: str | os.PathLike[str] | None = None,
     overrides: Iterable[str] = (),
     via: str | None = None,
+    settings: Iterable[Setting] = (),
 ) -> CatalogSource:
     """Load and validate a catalog (the packaged default when ``path`` is None), keeping the
     document and its origin.
 
     Every problem is reported at once, each naming where its value came from: the catalog file
-    and the value's dotted path (with its line), or the ``--set`` option that gave it.
+    and the value's dotted path (with its line), or the ``--set`` option or scenario ``settings``
+    entry that gave it.
     """
     overrides = tuple(overrides)
     data, name = _read_bytes(path)
     base = _parse(_decode(data, name), name)
-    document, applied, problems = _apply(base, overrides)
+    # A scenario's settings first, so that --set, given on the command line, has the last word.
+    document, applied, problems = _apply(base, [*settings, *overrides])
     catalog, invalid = _validate(document, base, applied, name)
     problems.extend(invalid)
     if catalog is None or problems:
@@ -333,6 +371,18 @@ def read_catalog(
         via=via or ("default" if path is None else "api"),
     )
     return CatalogSource(catalog, document, origin)
+
+
+def catalog_with_settings(catalog: Catalog, settings: Iterable[Setting]) -> Catalog:
+    """A validated catalog with ``settings`` applied (for a catalog held in memory, without
+    the document it came from)."""
+    base = catalog.model_dump(mode="json")
+    document, applied, problems = _apply(base, settings)
+    validated, invalid = _validate(document, base, applied, "<catalog>")
+    problems.extend(invalid)
+    if validated is None or problems:
+        raise CatalogError(problems)
+    return validated
 
 
 def load_catalog(
@@ -414,11 +464,12 @@ def _override_problem(culprits: list[Override], where: str, message: str, error:
     single = culprits[0] if len(culprits) == 1 else None
     if single and _within(where, single.path):
         where = single.path
-    options = ", ".join(f"--set {o.text!r}" for o in culprits)
+    options = ", ".join(o.named for o in culprits)
     path = f"{where}: " if where else ""
+    origins = sorted({o.origin for o in culprits})
     return Problem(
         f"{options}: {path}{message}{_shown(error.get('input'))}",
-        "--set",
+        origins[0] if len(origins) == 1 else ", ".join(origins),
         column=single.path if single else where,
         value=single.raw if single else [o.raw for o in culprits],
         expected=message,

@@ -29,6 +29,7 @@ from placement.reporting import FORMATS, PlanView, plan_csv_files, render_plan, 
 from placement.reporting.plan import sidecar_paths
 from placement.reporting.status import stage_status
 from placement.reporting.terminal import file_console, stdout_console
+from placement.scenarios import read_scenario
 from placement.solve import DEFAULT_GAP, SOLVERS
 
 DEBUG_ENV = "PLACEMENT_DEBUG"
@@ -213,6 +214,13 @@ def _view(
     help="Relative MIP gap at which the solver may stop.",
 )
 @click.option(
+    "--scenario",
+    "scenario_path",
+    type=click.Path(dir_okay=False),
+    help="Apply a what-if scenario file (YAML: catalog settings and inventory changes; "
+    "--set still has the last word). See docs/scenarios.md.",
+)
+@click.option(
     "--write-model",
     type=click.Path(dir_okay=False),
     help="Also write the MILP to this file (.lp or .mps).",
@@ -255,6 +263,7 @@ def plan_command(
     solver: str,
     time_limit: float | None,
     gap: float,
+    scenario_path: str | None,
     write_model: str | None,
     top: int | None,
     show_all: bool,
@@ -277,6 +286,7 @@ def plan_command(
         placement plan inputs/sample_inventory.csv
         placement plan inv.csv --format json -o plan.json
         placement plan inv.xlsx --set economics.amortization_months=24
+        placement plan inv.csv --scenario inputs/scenarios/traffic_doubles.yaml
         cat inv.csv | placement plan - --input-format csv --summary
 
     Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
@@ -288,6 +298,7 @@ def plan_command(
     for path in outputs:
         if path is not None:
             check_output_path(path)
+    scenario = read_scenario(scenario_path) if scenario_path is not None else None
     catalog = _catalog(catalog_path, overrides)
     with stage_status(quiet) as progress:
         result = plan(
@@ -299,6 +310,7 @@ def plan_command(
             input_format=input_format,
             sheet=sheet,
             limit=SizeLimit(max_workloads),
+            scenario=scenario,
         )
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)

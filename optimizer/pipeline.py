@@ -50,6 +50,7 @@ from placement.output import write_output
 from placement.provenance import now_utc, run_info
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
+from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
 from placement.showback import finops, pricing_coverage, showback_usd
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
@@ -514,6 +515,7 @@ def plan(
     input_format: str | None = None,
     sheet: str | None = None,
     limit: SizeLimit | None = None,
+    scenario: Scenario | None = None,
 ) -> PlanResult:
     """Plan an inventory (a path, ``-`` for stdin, a DataFrame or a read ``Inventory``)
     against a catalog (a :class:`CatalogSource` from ``read_catalog`` also records where the
@@ -523,9 +525,12 @@ def plan(
     ``input_format`` overrides the inventory file's extension (and is needed for stdin);
     ``sheet`` names the workbook sheet to read. ``limit`` caps the inventory's size (by
     default, what this machine's available memory can plan); a larger one is refused before
-    any work starts.
+    any work starts. ``scenario`` (from ``read_scenario``) changes the catalog, then the
+    inventory, before planning.
     """
     started_at = now_utc()
+    if scenario is not None:
+        catalog = scenario_catalog(catalog, scenario)
     given = read_catalog() if catalog is None else catalog
     source = given if isinstance(given, CatalogSource) else None
     catalog = given.catalog if isinstance(given, CatalogSource) else given
@@ -543,6 +548,11 @@ def plan(
             limit=limit,
             load_profiles=catalog.profile_kinds(),
         )
+    if scenario is not None:
+        inventory = scenario_inventory(
+            inventory, scenario, list(catalog.accelerators), catalog.profile_kinds()
+        )
+        limit.check(len(inventory.workloads), inventory.source)
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
     _check_plausible_total(estimates, catalog, inventory.source)
@@ -566,6 +576,7 @@ def plan(
         solver.time_limit_s,
         solver.gap,
         started_at,
+        scenario,
     )
     plan_ = plan_.model_copy(update={"run": run})
     return PlanResult(plan_, inventory, catalog, estimates, result, solution)

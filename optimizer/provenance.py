@@ -15,8 +15,15 @@ from importlib.metadata import PackageNotFoundError, version
 
 from placement.catalog import CatalogOrigin
 from placement.models.catalog import Catalog
-from placement.models.plan import CatalogInfo, InputInfo, RunInfo, SolverOptionsInfo
+from placement.models.plan import (
+    CatalogInfo,
+    InputInfo,
+    RunInfo,
+    ScenarioInfo,
+    SolverOptionsInfo,
+)
 from placement.reading import Inventory
+from placement.scenarios.files import Scenario
 
 LIBRARIES = ("pulp", "highspy", "pandas", "pydantic", "numpy")
 """The libraries whose versions can change a plan's numbers (the solver stack)."""
@@ -53,7 +60,7 @@ def run_info(
     time_limit_s: float | None,
     gap: float,
     started_at: str,
-    scenario: str | None = None,
+    scenario: Scenario | None = None,
 ) -> RunInfo:
     """The provenance of one planning run."""
     catalog_info = CatalogInfo(
@@ -75,7 +82,17 @@ def run_info(
         ),
         catalog=catalog_info,
         overrides=list(origin.overrides) if origin else [],
-        scenario=scenario,
+        scenario=scenario.name if scenario else None,
+        scenario_file=ScenarioInfo(
+            name=scenario.name,
+            description=scenario.description,
+            path=scenario.path,
+            sha256=scenario.sha256,
+            catalog_settings=[f"{s.path}={s.raw}" for s in scenario.settings],
+            inventory_changes=len(scenario.changes),
+        )
+        if scenario
+        else None,
         solver_options=SolverOptionsInfo(solver=solver, time_limit_s=time_limit_s, gap=gap),
         libraries={"python": platform.python_version()}
         | {name: _version(name) for name in LIBRARIES},

@@ -1,0 +1,292 @@
+"""Read a scenario file: a name, a description, catalog settings and inventory changes.
+
+::
+
+    name: traffic-doubles
+    description: Online inference traffic doubles.
+    catalog:                                  # dotted paths, exactly as --set takes them
+      economics.amortization_months: 24
+    inventory:                                # applied in order
+      - scale: {column: monthly_tokens_b, by: 2}
+        where: {kind: inference, serving: online}
+      - set: {column: load_profile, value: diurnal}
+        where: {model_family: "llama*"}
+      - pin: trn2                             # pinned_accelerator (null unpins)
+        where: {model_family: llama}
+      - profile: business_hours               # load_profile
+        where: {id: [chat, search]}
+      - drop: true
+        where: {team: research}
+      - add:
+          - {id: new-sft, kind: training, model_family: llama, params_b: 8, h100_gpu_hours: 900}
+
+A ``where`` maps columns to a value or a list of values (any of them); a text value may be a
+shell-style pattern (``llama*``). Every problem of the file is reported at once, naming the
+file, the entry and its line; a filter that matches no workload is a problem too (raised when
+the changes are applied, since it depends on the inventory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from placement.catalog import Setting
+from placement.errors import PlacementInputError, Problem
+
+ACTIONS = ("scale", "set", "pin", "profile", "drop", "add")
+"""The inventory changes a scenario may make, one per entry."""
+
+
+class ScenarioError(PlacementInputError):
+    """A scenario file is malformed, or one of its changes cannot be applied."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems, title="invalid scenario")
+
+
+@dataclass(frozen=True)
+class InventoryChange:
+    """One entry of a scenario's ``inventory`` list: its action, the action's argument, the
+    filter (column -> accepted values; empty: every workload), its position and line."""
+
+    action: str
+    argument: Any
+    where: dict[str, list[Any]]
+    index: int
+    line: int | None
+
+    @property
+    def label(self) -> str:
+        return f"inventory[{self.index}] ({self.action})"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A parsed scenario file."""
+
+    name: str
+    description: str
+    path: str
+    sha256: str
+    settings: tuple[Setting, ...] = ()
+    changes: tuple[InventoryChange, ...] = field(default_factory=tuple)
+
+    @property
+    def changes_nothing(self) -> bool:
+        return not self.settings and not self.changes
+
+
+def _problem(path: str, where: str, message: str, line: int | None, value: Any = None) -> Problem:
+    at = f", line {line}" if line is not None else ""
+    return Problem(
+        f"{path}: {where}: {message}{at}",
+        path,
+        line=line,
+        column=where,
+        value=value,
+        expected=message,
+    )
+
+
+def _lines(node: yaml.Node | None) -> dict[str, Any]:
+    """Line numbers (from 1) and the written text of scalars, by top-level key, from the
+    composed document (safe_load loses both)."""
+    out: dict[str, Any] = {}
+    if not isinstance(node, yaml.MappingNode):
+        return out
+    for key, value in node.value:
+        name = key.value
+        out[name] = {"line": key.start_mark.line + 1, "node": value}
+    return out
+
+
+def _raw_scalars(node: yaml.Node | None) -> dict[str, tuple[str | None, int]]:
+    """Of a mapping node: key -> (its value's text as written if a scalar, its line)."""
+    out: dict[str, tuple[str | None, int]] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            text = value.value if isinstance(value, yaml.ScalarNode) else None
+            out[str(key.value)] = (text, key.start_mark.line + 1)
+    return out
+
+
+def read_scenario(path: str | Path) -> Scenario:
+    """Parse and check a scenario file (YAML). Raises :class:`ScenarioError` listing every
+    problem."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        reason = err.strerror or str(err)
+        problem = Problem(f"{name}: cannot read ({reason})", name, expected=reason)
+        raise ScenarioError([problem]) from None
+    try:
+        text = data.decode("utf-8-sig")
+        document = yaml.safe_load(text)
+        composed = yaml.compose(text)
+    except (UnicodeDecodeError, yaml.YAMLError) as err:
+        mark = getattr(err, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise ScenarioError([_problem(name, "(file)", f"not valid YAML: {err}", line)]) from None
+    problems: list[Problem] = []
+    if document is None:
+        document = {}
+    if not isinstance(document, dict):
+        raise ScenarioError(
+            [
+                _problem(
+                    name, "(top level)", "a mapping with name, description, catalog, inventory", 1
+                )
+            ]
+        )
+    lines = _lines(composed)
+    known = {"name", "description", "catalog", "inventory"}
+    for key in document:
+        if key not in known:
+            problems.append(
+                _problem(
+                    name,
+                    str(key),
+                    f"unknown key; expected one of: {', '.join(sorted(known))}",
+                    lines.get(str(key), {}).get("line"),
+                )
+            )
+    title = document.get("name")
+    if not isinstance(title, str) or not title.strip():
+        problems.append(
+            _problem(name, "name", "a non-empty text", lines.get("name", {}).get("line"), title)
+        )
+    description = document.get("description", "")
+    if not isinstance(description, str):
+        problems.append(
+            _problem(name, "description", "a text", lines.get("description", {}).get("line"))
+        )
+    settings = _settings(name, document.get("catalog"), lines.get("catalog", {}), problems)
+    changes = _changes(name, document.get("inventory"), lines.get("inventory", {}), problems)
+    if problems:
+        raise ScenarioError(problems)
+    return Scenario(
+        name=str(title).strip(),
+        description=str(description or "").strip(),
+        path=name,
+        sha256=hashlib.sha256(data).hexdigest(),
+        settings=tuple(settings),
+        changes=tuple(changes),
+    )
+
+
+def _settings(
+    file: str, catalog: Any, where: dict[str, Any], problems: list[Problem]
+) -> list[Setting]:
+    if catalog is None:
+        return []
+    if not isinstance(catalog, dict):
+        problems.append(
+            _problem(file, "catalog", "a mapping of dotted paths to values", where.get("line"))
+        )
+        return []
+    written = _raw_scalars(where.get("node"))
+    out = []
+    for path, value in catalog.items():
+        text, line = written.get(str(path), (None, where.get("line")))
+        if not isinstance(path, str) or not path.strip():
+            problems.append(_problem(file, f"catalog.{path}", "a dotted path", line))
+            continue
+        raw = text if text is not None else json.dumps(value)
+        out.append(
+            Setting(path.strip(), value, raw, file, f"{file}: catalog {path!r} (line {line})")
+        )
+    return out
+
+
+def _changes(
+    file: str, inventory: Any, where: dict[str, Any], problems: list[Problem]
+) -> list[InventoryChange]:
+    if inventory is None:
+        return []
+    node = where.get("node")
+    if not isinstance(inventory, list):
+        problems.append(_problem(file, "inventory", "a list of changes", where.get("line")))
+        return []
+    item_lines = (
+        [item.start_mark.line + 1 for item in node.value]
+        if isinstance(node, yaml.SequenceNode)
+        else [None] * len(inventory)
+    )
+    out = []
+    for index, (entry, line) in enumerate(zip(inventory, item_lines, strict=True)):
+        label = f"inventory[{index}]"
+        if not isinstance(entry, dict):
+            problems.append(
+                _problem(file, label, f"a mapping with one of: {', '.join(ACTIONS)}", line)
+            )
+            continue
+        actions = [key for key in entry if key in ACTIONS]
+        unknown = [key for key in entry if key not in ACTIONS and key != "where"]
+        if unknown or len(actions) != 1:
+            problems.append(
+                _problem(
+                    file,
+                    label,
+                    f"exactly one of {', '.join(ACTIONS)} (and an optional where); "
+                    f"found {', '.join(map(str, entry)) or 'nothing'}",
+                    line,
+                )
+            )
+            continue
+        action = actions[0]
+        argument = entry[action]
+        message = _argument_problem(action, argument)
+        if message:
+            problems.append(_problem(file, f"{label}.{action}", message, line, argument))
+            continue
+        if action == "add" and "where" in entry:
+            problems.append(_problem(file, f"{label}.where", "no filter for add", line))
+            continue
+        if action == "drop" and "where" not in entry:
+            problems.append(
+                _problem(file, f"{label}.where", "a filter: drop needs to know what", line)
+            )
+            continue
+        filters = entry.get("where", {})
+        if "where" in entry and (not isinstance(filters, dict) or not filters):
+            problems.append(
+                _problem(file, f"{label}.where", "a mapping of columns to values", line, filters)
+            )
+            continue
+        accepted = {
+            str(column): list(value) if isinstance(value, list) else [value]
+            for column, value in filters.items()
+        }
+        out.append(InventoryChange(action, argument, accepted, index, line))
+    return out
+
+
+def _argument_problem(action: str, argument: Any) -> str | None:
+    """What is wrong with an action's argument, or None."""
+    if action == "scale":
+        if not isinstance(argument, dict) or set(argument) != {"column", "by"}:
+            return "a mapping {column: NAME, by: FACTOR}"
+        by = argument["by"]
+        if isinstance(by, bool) or not isinstance(by, int | float) or by < 0:
+            return "by: a number >= 0"
+    elif action == "set":
+        if not isinstance(argument, dict) or set(argument) != {"column", "value"}:
+            return "a mapping {column: NAME, value: VALUE}"
+    elif action in ("pin", "profile"):
+        if argument is not None and not isinstance(argument, str):
+            return "a name (or null to clear it)"
+    elif action == "drop":
+        if argument is not True:
+            return "true"
+    elif action == "add" and (
+        not isinstance(argument, list) or not all(isinstance(r, dict) for r in argument)
+    ):
+        return "a list of workloads, each a mapping of columns to values"
+    return None

@@ -1,0 +1,270 @@
+"""Scenario files: parsed, applied to the catalog and the inventory, and refused clearly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from placement.catalog import read_catalog
+from placement.pipeline import plan
+from placement.reading import read_inventory
+from placement.scenarios import ScenarioError, read_scenario, scenario_inventory
+from tests.conftest import assert_consistent
+from tests.test_cli import assert_clean_failure, invoke
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
+SCENARIOS = sorted((ROOT / "inputs" / "scenarios").glob("*.yaml"))
+
+
+def _write(tmp_path: Path, text: str, name: str = "s.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _comparable(document: dict[str, Any]) -> dict[str, Any]:
+    """A plan JSON without what differs between two runs of the same question."""
+    document = json.loads(json.dumps(document))
+    run = document["run"]
+    for key in ("started_at", "scenario", "scenario_file"):
+        run.pop(key, None)
+    document["solver"].pop("time_s", None)
+    return document
+
+
+def test_the_samples_cover_what_planners_ask() -> None:
+    names = {p.stem for p in SCENARIOS}
+    assert {
+        "h100_price_cut",
+        "neuron_flash_attention",
+        "inference_traffic_doubles",
+        "load_drop_20",
+        "longer_amortization",
+        "no_savings_plan",
+        "savings_plan_3yr",
+    } <= names
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
+def test_every_sample_scenario_plans_the_sample(path: Path) -> None:
+    scenario = read_scenario(path)
+    result = plan(SAMPLE, scenario=scenario)
+    assert result.plan.status == "optimal"
+    assert_consistent(result)
+    assert result.plan.run is not None and result.plan.run.scenario == scenario.name
+    assert result.plan.run.scenario_file is not None
+    assert result.plan.run.scenario_file.sha256 == scenario.sha256
+
+
+def test_a_scenario_that_changes_nothing_reproduces_the_base_plan(tmp_path: Path) -> None:
+    empty = _write(tmp_path, "name: nothing\ndescription: no change\n")
+    base = invoke("plan", SAMPLE, "--format", "json")
+    same = invoke("plan", SAMPLE, "--format", "json", "--scenario", empty)
+    assert base.exit_code == same.exit_code == 0
+    assert _comparable(json.loads(base.stdout)) == _comparable(json.loads(same.stdout))
+
+
+def test_catalog_settings_equal_the_same_set_options(tmp_path: Path) -> None:
+    scenario = _write(
+        tmp_path,
+        "name: cut\ndescription: d\ncatalog:\n"
+        "  accelerators.h100.on_demand_usd_per_chip_hour: 3.0\n"
+        "  economics.amortization_months: 24\n",
+    )
+    by_scenario = invoke("plan", SAMPLE, "--format", "json", "--scenario", scenario)
+    by_set = invoke(
+        "plan",
+        SAMPLE,
+        "--format",
+        "json",
+        "--set",
+        "accelerators.h100.on_demand_usd_per_chip_hour=3.0",
+        "--set",
+        "economics.amortization_months=24",
+    )
+    a, b = json.loads(by_scenario.stdout), json.loads(by_set.stdout)
+    assert a["objective_monthly_usd"] == b["objective_monthly_usd"]
+    assert a["run"]["catalog"]["effective_sha256"] == b["run"]["catalog"]["effective_sha256"]
+    assert a["run"]["scenario_file"]["catalog_settings"] == [
+        "accelerators.h100.on_demand_usd_per_chip_hour=3.0",
+        "economics.amortization_months=24",
+    ]
+
+
+def test_set_has_the_last_word_over_a_scenario(tmp_path: Path) -> None:
+    scenario = read_scenario(
+        _write(tmp_path, "name: a\ncatalog:\n  economics.amortization_months: 24\n")
+    )
+    from placement.scenarios import scenario_catalog
+
+    source = read_catalog(None, ["economics.amortization_months=6"])
+    changed = scenario_catalog(source, scenario)
+    assert changed is not None and not isinstance(changed, type(None))
+    catalog = changed.catalog if hasattr(changed, "catalog") else changed
+    assert catalog.economics.amortization_months.value == 6
+
+
+def test_a_text_setting_keeps_its_text(tmp_path: Path) -> None:
+    """An SDK version written 2.30 stays "2.30" (YAML would read the number 2.3)."""
+    scenario = read_scenario(
+        _write(tmp_path, "name: sdk\ncatalog:\n  platforms.neuron.sdk_version: 2.30\n")
+    )
+    source = read_catalog(settings=scenario.settings)
+    assert source.catalog.platforms["neuron"].sdk_version == "2.30"
+
+
+def _inventory() -> Any:
+    catalog = read_catalog().catalog
+    return read_inventory(
+        SAMPLE, list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    ), catalog
+
+
+def test_inventory_changes_apply_in_order(tmp_path: Path) -> None:
+    inventory, catalog = _inventory()
+    frame = inventory.workloads
+    scenario = read_scenario(
+        _write(
+            tmp_path,
+            """
+name: many
+inventory:
+  - scale: {column: monthly_tokens_b, by: 2}
+    where: {kind: inference}
+  - pin: trn2
+    where: {model_family: "llama*", kind: training}
+  - profile: business_hours
+    where: {serving: online}
+  - drop: true
+    where: {team: research}
+  - set: {column: neuron_ready, value: true}
+    where: {model_family: mistral}
+  - add:
+      - {id: new-sft, kind: training, model_family: llama, params_b: 8, h100_gpu_hours: 900}
+""",
+        )
+    )
+    changed = scenario_inventory(
+        inventory, scenario, list(catalog.accelerators), catalog.profile_kinds()
+    ).workloads.set_index("id")
+    before = frame.set_index("id")
+    dropped = set(before.index[before["team"].eq("research")])
+    assert dropped and not dropped & set(changed.index)
+    assert "new-sft" in changed.index
+    for wid, row in changed.iterrows():
+        if wid == "new-sft":
+            continue
+        old = before.loc[wid]
+        if row["kind"] == "inference":
+            assert row["monthly_tokens_b"] == pytest.approx(2 * old["monthly_tokens_b"])
+        else:
+            assert row["monthly_tokens_b"] == pytest.approx(old["monthly_tokens_b"], nan_ok=True)
+        if row["kind"] == "training" and str(row["model_family"]).startswith("llama"):
+            assert row["pinned_accelerator"] == "trn2"
+        if old["serving"] == "online":
+            assert row["load_profile"] == "business_hours"
+        if row["model_family"] == "mistral":
+            assert bool(row["neuron_ready"])
+    assert len(changed) == len(before) - len(dropped) + 1
+
+
+def _problems(tmp_path: Path, text: str) -> list[dict[str, Any]]:
+    path = _write(tmp_path, text)
+    result = invoke("plan", SAMPLE, "--format", "json", "--scenario", path)
+    problems = assert_clean_failure(result, json_errors=True)
+    assert all(p["file"] == str(path) or str(path) in p["message"] for p in problems), problems
+    return problems
+
+
+def test_a_malformed_scenario_is_refused_with_every_problem(tmp_path: Path) -> None:
+    problems = _problems(
+        tmp_path,
+        """
+name: ""
+colour: blue
+catalog: [1, 2]
+inventory:
+  - scale: {column: monthly_tokens_b}
+  - drop: true
+  - scale: {column: x, by: 2}
+    pin: trn2
+  - frobnicate: 1
+""",
+    )
+    columns = {p["column"] for p in problems}
+    assert {
+        "name",
+        "colour",
+        "catalog",
+        "inventory[0].scale",
+        "inventory[1].where",
+        "inventory[2]",
+        "inventory[3]",
+    } <= columns
+    assert all(p["line"] for p in problems)
+
+
+def test_not_yaml_is_refused(tmp_path: Path) -> None:
+    [problem] = _problems(tmp_path, "name: [unclosed\n")
+    assert "not valid YAML" in problem["message"]
+
+
+def test_an_unknown_catalog_path_names_the_scenario_entry(tmp_path: Path) -> None:
+    [problem] = _problems(tmp_path, "name: x\ncatalog:\n  economics.amortisation_months: 24\n")
+    assert "catalog 'economics.amortisation_months' (line 3)" in problem["message"]
+    assert "amortization_months" in problem["message"]  # the keys that exist
+
+
+def test_a_bad_catalog_value_names_the_scenario_entry(tmp_path: Path) -> None:
+    [problem] = _problems(tmp_path, "name: x\ncatalog:\n  economics.amortization_months: -3\n")
+    assert "catalog 'economics.amortization_months'" in problem["message"]
+
+
+def test_a_filter_that_matches_nothing_is_refused(tmp_path: Path) -> None:
+    problems = _problems(
+        tmp_path,
+        """
+name: x
+inventory:
+  - drop: true
+    where: {model_family: nosuchfamily}
+  - pin: trn2
+    where: {colour: blue}
+  - scale: {column: model_family, by: 2}
+""",
+    )
+    messages = " | ".join(p["message"] for p in problems)
+    assert "inventory[0] (drop): where matches no workload" in messages
+    assert "inventory[1] (pin): where: no column 'colour'" in messages
+    assert "inventory[2] (scale): column 'model_family' is not a number" in messages
+
+
+def test_a_change_that_makes_the_inventory_invalid_names_the_scenario(tmp_path: Path) -> None:
+    problems = _problems(
+        tmp_path,
+        """
+name: x
+inventory:
+  - pin: h200
+    where: {id: llama-70b-sft}
+  - add:
+      - {id: llama-70b-sft, kind: training, model_family: llama, params_b: 8, h100_gpu_hours: 1}
+""",
+    )
+    text = " | ".join(p["message"] for p in problems)
+    assert "after" in text and "h200" in text and "llama-70b-sft" in text
+
+
+def test_a_missing_scenario_file_is_refused(tmp_path: Path) -> None:
+    result = invoke("plan", SAMPLE, "--scenario", tmp_path / "none.yaml")
+    assert_clean_failure(result)
+
+
+def test_read_scenario_raises_a_typed_error(tmp_path: Path) -> None:
+    with pytest.raises(ScenarioError) as err:
+        read_scenario(_write(tmp_path, "- just\n- a list\n"))
+    assert err.value.problems[0].line == 1
