@@ -500,3 +500,8 @@ def main(args: list[str] | None = None) -> None:
         )
         sys.exit(EXIT_INTERNAL_ERROR)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+# The batch commands (whatif) live in their own module and register on ``cli`` when imported;
+# imported last, once everything they use from here exists.
+from placement import cli_batch  # noqa: E402, F401

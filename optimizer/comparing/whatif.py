@@ -1,0 +1,160 @@
+"""``whatif``: the base plan and each scenario's, side by side, with each scenario's diff.
+
+Every scenario is checked against the catalog and the inventory before any solve starts, so a
+bad one fails the whole command (exit 2) with nothing planned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from placement.catalog import CatalogSource, read_catalog
+from placement.comparing.batch import CatalogSpec, PlanJob, Progress, run_jobs
+from placement.comparing.diff import PlanDiff, plan_diff
+from placement.models.plan import Plan
+from placement.pipeline import SolverOptions
+from placement.reading import Inventory, read_inventory
+from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
+
+BASE = "base"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One column of the comparison: the scenario (None for the base), its plan, and its diff
+    against the base (None for the base)."""
+
+    name: str
+    scenario: Scenario | None
+    plan: Plan
+    diff: PlanDiff | None
+
+
+@dataclass(frozen=True)
+class WhatIfResult:
+    """The base and every scenario, in the order given."""
+
+    outcomes: list[Outcome]
+
+    @property
+    def base(self) -> Outcome:
+        return self.outcomes[0]
+
+    def summary(self) -> pd.DataFrame:
+        """One row per plan: the figures planners compare (see :func:`summary_row`)."""
+        return pd.DataFrame([summary_row(o.name, o.plan) for o in self.outcomes])
+
+    def moves(self) -> pd.DataFrame:
+        """Every scenario's moves and repricings against the base, one row each."""
+        frames = [
+            o.diff.moves_frame().assign(scenario=o.name)
+            for o in self.outcomes
+            if o.diff is not None
+        ]
+        if not frames:
+            return pd.DataFrame(columns=["scenario"])
+        frame = pd.concat(frames, ignore_index=True)
+        return frame[["scenario", *[c for c in frame.columns if c != "scenario"]]]
+
+    def record(self) -> dict[str, Any]:
+        """JSON-ready: the summary rows, each scenario's diff, and every plan."""
+        return {
+            "summary": [summary_row(o.name, o.plan) for o in self.outcomes],
+            "diffs": {o.name: o.diff.record() for o in self.outcomes if o.diff is not None},
+            "plans": {o.name: o.plan.model_dump(mode="json") for o in self.outcomes},
+        }
+
+
+def summary_row(name: str, plan: Plan) -> dict[str, Any]:
+    """The figures of one plan that a comparison shows."""
+    costs = plan.cost_breakdown
+    hours = sum(a.chip_hours for a in plan.assignments)
+    by_accelerator: dict[str, float] = {}
+    for a in plan.assignments:
+        by_accelerator[a.accelerator] = by_accelerator.get(a.accelerator, 0.0) + a.chip_hours
+    bought = [c for c in plan.commitments if not c.owned]
+    finops = plan.finops
+    base = plan.baselines
+    return {
+        "scenario": name,
+        "status": plan.status,
+        "objective_monthly_usd": plan.objective_monthly_usd,
+        "on_demand_usd": costs.on_demand_usd,
+        "commitments_usd": costs.reserved_usd,
+        "porting_amortized_usd": costs.porting_amortized_usd,
+        "migration_amortized_usd": costs.migration_amortized_usd,
+        "chip_hours_share": {
+            acc: round(h / hours, 4) if hours else 0.0 for acc, h in sorted(by_accelerator.items())
+        },
+        "commitments_bought_monthly_usd": round(sum(c.monthly_cost_usd for c in bought), 2),
+        "commitments_bought": [
+            f"{c.units} x {c.unit_chips} {c.accelerator} {c.pricing}"
+            if c.kind == "reserved"
+            else f"${c.usd_per_hour:,.2f}/h {c.pricing}"
+            for c in bought
+        ],
+        "commitment_coverage": finops.commitment_coverage if finops else None,
+        "commitment_utilization": finops.commitment_utilization if finops else None,
+        "families_ported": [f"{p.family} -> {p.platform}" for p in plan.ported_families],
+        "migrations": [m.platform for m in plan.migrations],
+        "savings_vs_all_h100_on_demand_usd": base.savings_vs_all_h100_on_demand_usd,
+        "savings_vs_all_h100_optimal_usd": base.savings_vs_all_h100_optimal_usd,
+        "savings_vs_greedy_usd": base.savings_vs_greedy_usd,
+        "placed": len(plan.assignments),
+        "unplaced": len(plan.unplaced),
+    }
+
+
+def _check(inventory: Inventory, catalog: CatalogSource, scenario: Scenario) -> None:
+    """Apply the scenario here, only to raise its problems before any solve starts."""
+    changed = scenario_catalog(catalog, scenario)
+    effective = changed.catalog if isinstance(changed, CatalogSource) else catalog.catalog
+    scenario_inventory(inventory, scenario, list(effective.accelerators), effective.profile_kinds())
+
+
+def whatif(
+    inventory: str | Inventory,
+    scenarios: Sequence[Scenario],
+    catalog: CatalogSource | None = None,
+    solver: SolverOptions | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+) -> WhatIfResult:
+    """Plan the base and every scenario (in parallel: ``workers`` local processes, or the Dask
+    cluster at ``scheduler``) and compare each with the base."""
+    catalog = catalog or read_catalog()
+    solver = solver or SolverOptions()
+    if not isinstance(inventory, Inventory):
+        inventory = read_inventory(
+            inventory,
+            list(catalog.catalog.accelerators),
+            load_profiles=catalog.catalog.profile_kinds(),
+        )
+    for scenario in scenarios:
+        _check(inventory, catalog, scenario)
+    spec = CatalogSpec.of(catalog)
+    jobs = [PlanJob(inventory, spec, None, solver)] + [
+        PlanJob(inventory, spec, s, solver) for s in scenarios
+    ]
+    plans = run_jobs(jobs, workers, scheduler, progress)
+    base = plans[0]
+    outcomes = [Outcome(BASE, None, base, None)]
+    names = _unique([s.name for s in scenarios])
+    for name, scenario, plan in zip(names, scenarios, plans[1:], strict=True):
+        outcomes.append(Outcome(name, scenario, plan, plan_diff(base, plan)))
+    return WhatIfResult(outcomes)
+
+
+def _unique(names: list[str]) -> list[str]:
+    """Scenario names as columns: a repeated name gets ``#2``, ``#3``."""
+    seen: dict[str, int] = {BASE: 1}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else f"{n} #{seen[n]}")
+    return out

@@ -1,0 +1,174 @@
+"""A what-if comparison as table, JSON, CSV or Markdown.
+
+The table puts the plans side by side (one column each, the figures down the side), then each
+scenario's changes against the base: the workloads that moved, from where to where, what their
+share of the bill did, and why. JSON carries the summary, the diffs and every plan; CSV the
+summary, then the moves as a ``# moves`` section.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from placement.comparing.whatif import WhatIfResult
+from placement.reporting.plan import usd
+from placement.reporting.records import csv_text, markdown_table
+from placement.reporting.terminal import file_console, new_table, render_text
+
+MOVES_SHOWN = 15
+"""Moves listed per scenario in a table or Markdown (JSON and CSV list them all)."""
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.1f}%"
+
+
+def _saving(value: float | None) -> str:
+    return "" if value is None else usd(value)
+
+
+def _reason(why: str) -> str:
+    """The deciding clause of an assignment's reason (the rest is in the plan's JSON)."""
+    return why.split("; ")[0]
+
+
+def _lines(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """The figures of one summary row, as the table's labels and cells."""
+    shares = ", ".join(f"{acc} {100 * s:.0f}%" for acc, s in row["chip_hours_share"].items())
+    return [
+        ("status", str(row["status"])),
+        ("monthly cost", usd(row["objective_monthly_usd"])),
+        ("  on demand", usd(row["on_demand_usd"])),
+        ("  commitments", usd(row["commitments_usd"])),
+        ("  porting (amortized)", usd(row["porting_amortized_usd"])),
+        ("  migration (amortized)", usd(row["migration_amortized_usd"])),
+        ("chip-hours by accelerator", shares),
+        ("commitments bought", usd(row["commitments_bought_monthly_usd"]) + "/month"),
+        ("commitment coverage", _percent(row["commitment_coverage"])),
+        ("commitment utilization", _percent(row["commitment_utilization"])),
+        ("families ported", str(len(row["families_ported"]))),
+        ("migration", ", ".join(row["migrations"]) or "no"),
+        ("saves vs all-H100 on demand", _saving(row["savings_vs_all_h100_on_demand_usd"])),
+        ("saves vs best without migrating", _saving(row["savings_vs_all_h100_optimal_usd"])),
+        ("saves vs greedy", _saving(row["savings_vs_greedy_usd"])),
+        ("placed / unplaced", f"{row['placed']} / {row['unplaced']}"),
+    ]
+
+
+def _change_lines(result: WhatIfResult) -> dict[str, list[str]]:
+    """Per scenario, its changes against the base in words."""
+    out: dict[str, list[str]] = {}
+    for o in result.outcomes[1:]:
+        d = o.diff
+        assert d is not None
+        lines = []
+        if d.objective_change_usd is not None:
+            lines.append(f"monthly cost {usd(d.objective_change_usd)} against the base")
+        if d.unchanged:
+            lines.append("the plan is the base plan")
+        for label, items in (
+            ("added", d.added),
+            ("dropped", d.dropped),
+            ("ports added", d.ports_added),
+            ("ports given up", d.ports_removed),
+            ("migration added", d.migrations_added),
+            ("migration given up", d.migrations_removed),
+        ):
+            if items:
+                lines.append(f"{label}: {', '.join(items)}")
+        for c in d.commitments:
+            lines.append(f"commitment {c['product']}: {c['before']:g} -> {c['after']:g}")
+        if d.repriced:
+            n = len(d.repriced)
+            lines.append(
+                f"{n} workload{'s' if n != 1 else ''} paid differently on the same accelerator"
+            )
+        out[o.name] = lines
+    return out
+
+
+def comparison_table(result: WhatIfResult, console: Console | None = None) -> str:
+    console = console or file_console()
+    rows = [o for o in result.summary().to_dict("records")]
+    table = new_table(console, "What if")
+    table.add_column("")
+    for row in rows:
+        table.add_column(str(row["scenario"]), justify="right")
+    per_plan = [_lines(row) for row in rows]
+    for i, (label, _) in enumerate(per_plan[0]):
+        table.add_row(label, *(lines[i][1] for lines in per_plan))
+    parts: list[RenderableType] = [table]
+    changes = _change_lines(result)
+    for o in result.outcomes[1:]:
+        assert o.diff is not None
+        parts.append(Text(""))
+        parts.append(Text(f"{o.name}: {'; '.join(changes[o.name])}", style="bold"))
+        if o.diff.moves:
+            moves = new_table(console)
+            for column in ("workload", "from", "to", "share change", "why"):
+                moves.add_column(column)
+            for m in o.diff.moves[:MOVES_SHOWN]:
+                moves.add_row(
+                    m.workload_id,
+                    m.from_accelerator or "(none)",
+                    m.to_accelerator or "(none)",
+                    usd(m.cost_change_usd),
+                    _reason(m.why),
+                )
+            parts.append(moves)
+            if len(o.diff.moves) > MOVES_SHOWN:
+                rest = len(o.diff.moves) - MOVES_SHOWN
+                parts.append(Text(f"... and {rest} more moves (--format json or csv lists all)"))
+    return render_text(console, parts)
+
+
+def comparison_markdown(result: WhatIfResult) -> str:
+    rows = result.summary().to_dict("records")
+    per_plan = [_lines(row) for row in rows]
+    body = [
+        [label, *(lines[i][1] for lines in per_plan)] for i, (label, _) in enumerate(per_plan[0])
+    ]
+    out = ["# What if\n", markdown_table(["", *(str(r["scenario"]) for r in rows)], body)]
+    changes = _change_lines(result)
+    for o in result.outcomes[1:]:
+        assert o.diff is not None
+        out.append(f"\n## {o.name}\n\n" + "".join(f"- {line}\n" for line in changes[o.name]))
+        if o.diff.moves:
+            shown = [
+                [
+                    m.workload_id,
+                    m.from_accelerator,
+                    m.to_accelerator,
+                    usd(m.cost_change_usd),
+                    _reason(m.why),
+                ]
+                for m in o.diff.moves[:MOVES_SHOWN]
+            ]
+            out.append(
+                "\n" + markdown_table(["workload", "from", "to", "share change", "why"], shown)
+            )
+    return "".join(out)
+
+
+def summary_frame(result: WhatIfResult) -> pd.DataFrame:
+    """The summary with the accelerator shares spread into ``share_<accelerator>`` columns."""
+    frame = result.summary()
+    shares = pd.DataFrame(list(frame.pop("chip_hours_share"))).fillna(0.0)
+    shares.columns = [f"share_{c}" for c in shares.columns]
+    return pd.concat([frame, shares], axis=1)
+
+
+def render_comparison(result: WhatIfResult, fmt: str, console: Console | None = None) -> str:
+    """The comparison in one of the shared formats."""
+    if fmt == "json":
+        return json.dumps(result.record(), indent=2, default=str) + "\n"
+    if fmt == "csv":
+        return csv_text(summary_frame(result)) + "\n# moves\n" + csv_text(result.moves())
+    if fmt == "md":
+        return comparison_markdown(result)
+    return comparison_table(result, console)

@@ -1,0 +1,272 @@
+"""whatif: the base and scenarios side by side; identical results however they are run."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.generate import synthetic_inventory
+from placement.catalog import read_catalog
+from placement.comparing import whatif
+from placement.models.plan import Plan
+from placement.pipeline import SolverOptions
+from placement.reading import read_inventory
+from placement.scenarios import Scenario, read_scenario
+from tests.test_cli import assert_clean_failure, invoke
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
+SCENARIOS = ROOT / "inputs" / "scenarios"
+EXACT = SolverOptions(gap=0.0)
+
+
+def comparable(plan: Plan) -> dict[str, Any]:
+    """A plan's JSON without what differs between two runs of the same question."""
+    document = plan.model_dump(mode="json")
+    assert document["run"] is not None
+    for key in ("started_at", "scenario", "scenario_file"):
+        document["run"].pop(key, None)
+    document["solver"].pop("time_s")
+    return document
+
+
+def _scenario(tmp_path: Path, name: str, text: str) -> Scenario:
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(f"name: {name}\n{text}", encoding="utf-8")
+    return read_scenario(path)
+
+
+@pytest.fixture(scope="module")
+def unseen_inventory() -> Any:
+    """An inventory nobody here wrote: 40 synthetic workloads, a seed the benchmarks never use."""
+    catalog = read_catalog().catalog
+    return read_inventory(
+        synthetic_inventory(40, seed=20261203),
+        list(catalog.accelerators),
+        load_profiles=catalog.profile_kinds(),
+    )
+
+
+def _trn2_chip_hours(plan: Plan) -> float:
+    return sum(a.chip_hours for a in plan.assignments if a.accelerator == "trn2")
+
+
+def test_a_scenario_that_changes_nothing_reproduces_the_base(
+    tmp_path: Path, unseen_inventory: Any
+) -> None:
+    result = whatif(unseen_inventory, [_scenario(tmp_path, "same", "")], workers=1)
+    base, same = result.outcomes
+    assert same.diff is not None and same.diff.unchanged
+    assert comparable(same.plan) == comparable(base.plan)
+
+
+def test_doubling_every_money_figure_doubles_the_optimum_and_keeps_the_plan(
+    tmp_path: Path, unseen_inventory: Any
+) -> None:
+    source = read_catalog()
+    doc = source.document
+    lines = []
+    for name, acc in doc["accelerators"].items():
+        rate = acc["on_demand_usd_per_chip_hour"]
+        for part in ("low", "high", "point"):
+            if part in rate:
+                lines.append(
+                    f"  accelerators.{name}.on_demand_usd_per_chip_hour.{part}: {2 * rate[part]}"
+                )
+    for name, platform in doc["platforms"].items():
+        cost = platform["migration_one_off_usd"]
+        for part in ("low", "high", "point"):
+            if part in cost:
+                lines.append(f"  platforms.{name}.migration_one_off_usd.{part}: {2 * cost[part]}")
+    engineer = doc["economics"]["porting_engineer_usd_per_week"]
+    for part in ("low", "high", "point"):
+        if part in engineer:
+            lines.append(f"  economics.porting_engineer_usd_per_week.{part}: {2 * engineer[part]}")
+    doubled = _scenario(tmp_path, "doubled", "catalog:\n" + "\n".join(lines) + "\n")
+    result = whatif(unseen_inventory, [doubled], solver=EXACT, workers=1)
+    base, twice = result.outcomes
+    assert base.plan.objective_monthly_usd is not None
+    assert twice.plan.objective_monthly_usd == pytest.approx(
+        2 * base.plan.objective_monthly_usd, rel=1e-6
+    )
+    assert twice.diff is not None and not twice.diff.moves
+    assert [(a.workload_id, a.accelerator) for a in twice.plan.assignments] == [
+        (a.workload_id, a.accelerator) for a in base.plan.assignments
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "values", "direction"),
+    [
+        ("platforms.neuron.migration_one_off_usd", [0, 400_000, 2_000_000], -1),
+        ("accelerators.h100.on_demand_usd_per_chip_hour", [2.0, 4.0, 6.0], +1),
+    ],
+)
+def test_trainium_use_moves_the_right_way(
+    tmp_path: Path, unseen_inventory: Any, path: str, values: list[float], direction: int
+) -> None:
+    """A higher migration cost never increases Trainium2 use; a higher H100 price never
+    decreases it."""
+    scenarios = [
+        _scenario(tmp_path, f"v{i}", f"catalog:\n  {path}: {v}\n") for i, v in enumerate(values)
+    ]
+    result = whatif(unseen_inventory, scenarios, solver=EXACT, workers=2)
+    used = [_trn2_chip_hours(o.plan) for o in result.outcomes[1:]]
+    for before, after in itertools.pairwise(used):
+        assert direction * (after - before) >= -1e-6, used
+    assert used[0] != used[-1]  # the range is wide enough to matter
+
+
+def test_results_are_identical_with_one_or_two_workers(tmp_path: Path) -> None:
+    scenarios = [read_scenario(SCENARIOS / f) for f in ("h100_price_cut.yaml", "load_drop_20.yaml")]
+    one = whatif(str(SAMPLE), scenarios, workers=1)
+    two = whatif(str(SAMPLE), scenarios, workers=2)
+    assert [comparable(o.plan) for o in one.outcomes] == [comparable(o.plan) for o in two.outcomes]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def dask_cluster() -> Iterator[str]:
+    """A real Dask cluster: a scheduler and a worker, each its own process, on loopback."""
+    pytest.importorskip("distributed")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    bin_dir = Path(sys.executable).parent
+    scheduler = subprocess.Popen(
+        [
+            str(bin_dir / "dask"),
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [
+            str(bin_dir / "dask"),
+            "worker",
+            address,
+            "--nworkers",
+            "2",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        from distributed import Client
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with Client(address, timeout="5s") as client:
+                    client.wait_for_workers(2, timeout=30)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        yield address
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+        for process in (worker, scheduler):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def test_a_real_dask_cluster_gives_the_local_results(dask_cluster: str) -> None:
+    scenarios = [read_scenario(SCENARIOS / f) for f in ("h100_price_cut.yaml", "load_drop_20.yaml")]
+    local = whatif(str(SAMPLE), scenarios, workers=1)
+    remote = whatif(str(SAMPLE), scenarios, scheduler=dask_cluster)
+    assert [comparable(o.plan) for o in remote.outcomes] == [
+        comparable(o.plan) for o in local.outcomes
+    ]
+
+
+def test_the_cli_on_a_dask_cluster(dask_cluster: str) -> None:
+    result = invoke(
+        "whatif",
+        SAMPLE,
+        SCENARIOS / "nothing.yaml",
+        "--scheduler",
+        dask_cluster,
+        "--format",
+        "json",
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [row["scenario"] for row in data["summary"]] == ["base", "nothing"]
+
+
+def test_an_unreachable_scheduler_is_a_clear_error() -> None:
+    port = _free_port()
+    result = invoke(
+        "whatif", SAMPLE, SCENARIOS / "nothing.yaml", "--scheduler", f"tcp://127.0.0.1:{port}"
+    )
+    assert_clean_failure(result)
+    assert "no Dask scheduler answers" in result.stderr
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "md"])
+def test_whatif_cli_formats(fmt: str) -> None:
+    result = invoke(
+        "whatif",
+        SAMPLE,
+        SCENARIOS / "h100_price_cut.yaml",
+        SCENARIOS / "nothing.yaml",
+        "--format",
+        fmt,
+        "--workers",
+        "2",
+    )
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    if fmt == "json":
+        data = json.loads(out)
+        names = [row["scenario"] for row in data["summary"]]
+        assert names == ["base", "h100-price-cut", "nothing"]
+        moves = data["diffs"]["h100-price-cut"]["moves"]
+        assert moves and all(m["to_accelerator"] == "h100" for m in moves)
+        assert data["diffs"]["nothing"]["moves"] == []
+        assert set(data["plans"]) == set(names)
+    elif fmt == "csv":
+        summary, moves = out.split("# moves\n")
+        assert summary.startswith("scenario,status,objective_monthly_usd")
+        assert "share_h100" in summary.splitlines()[0]
+        assert "h100-price-cut,moved," in moves
+    else:
+        assert "h100-price-cut" in out and "monthly cost" in out
+        assert "the plan is the base plan" in out
+
+
+def test_a_bad_scenario_fails_before_any_solve(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: bad\ninventory:\n  - drop: true\n    where: {kind: nosuch}\n")
+    result = invoke("whatif", SAMPLE, SCENARIOS / "nothing.yaml", bad, "--format", "json")
+    problems = assert_clean_failure(result, json_errors=True)
+    assert "where matches no workload" in problems[0]["message"]
