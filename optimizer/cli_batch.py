@@ -1,11 +1,13 @@
-"""The commands that run many plans: ``whatif`` (and the options they share: workers, a Dask
-scheduler, a progress bar). Registered on the ``placement`` group by ``placement.cli``."""
+"""The commands that run many plans: ``whatif`` and ``sweep`` (and the options they share:
+workers, a Dask scheduler, a progress bar). Registered on the ``placement`` group by
+``placement.cli``."""
 
 from __future__ import annotations
 
 import contextlib
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -21,10 +23,12 @@ from placement.cli import (
     output_options,
 )
 from placement.comparing import whatif
-from placement.output import check_output_path
+from placement.comparing.sweep import Parameter, sweep
+from placement.output import check_output_path, write_files
 from placement.pipeline import EXIT_OK, EXIT_UNPLACED, SolverOptions
 from placement.reading import read_inventory
 from placement.reporting.comparison import render_comparison
+from placement.reporting.sweep import CHART_FORMATS, render_sweep, sweep_chart
 from placement.reporting.terminal import stderr_console
 from placement.scenarios import read_scenario
 from placement.solve import DEFAULT_GAP, SOLVERS
@@ -155,5 +159,103 @@ def whatif_command(
     complete = all(
         not o.plan.unplaced and o.plan.status not in ("infeasible", "no_solution")
         for o in result.outcomes
+    )
+    sys.exit(EXIT_OK if complete else EXIT_UNPLACED)
+
+
+@cli.command("sweep")
+@click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    required=True,
+    metavar="PATH",
+    help="A catalog path (as --set takes it), inventory.COLUMN (every workload) or "
+    "inventory[ID].COLUMN (one); give two for a grid.",
+)
+@click.option(
+    "--range",
+    "ranges",
+    multiple=True,
+    required=True,
+    metavar="START:STOP:STEPS",
+    help="The values of the --param in the same position: STEPS points, ends included.",
+)
+@click.option(
+    "--chart",
+    type=click.Path(dir_okay=False),
+    help="Also draw the cost along the sweep, break-evens and optimum marked (.svg or .png).",
+)
+@inventory_options
+@catalog_options
+@batch_options
+@output_options
+@_guard
+def sweep_command(
+    inventory: str,
+    params: tuple[str, ...],
+    ranges: tuple[str, ...],
+    chart: str | None,
+    input_format: str | None,
+    sheet: str | None,
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    solver: str,
+    time_limit: float | None,
+    gap: float,
+    workers: int | None,
+    scheduler: str | None,
+    fmt: str,
+    output: str | None,
+    quiet: bool,
+) -> None:
+    """The optimum along a parameter, and every break-even where the plan changes.
+
+    The plan is solved at every grid point (in parallel); where the placements, ports or
+    migration differ between two neighbouring points, the break-even is found by bisection,
+    to 1/256 of the grid step. A second --param/--range makes a grid, bisected along the first.
+
+    \b
+    Examples:
+        placement sweep inv.csv --param inventory.h100_gpu_hours --range 1000:40000:14
+        placement sweep inv.csv --param accelerators.h100.on_demand_usd_per_chip_hour \\
+            --range 2:6:9 --chart h100.svg
+        placement sweep inv.csv --param economics.amortization_months --range 6:36:6 \\
+            --param platforms.neuron.migration_one_off_usd --range 0:500000:6
+    """
+    if len(params) != len(ranges) or len(params) > 2:
+        raise click.UsageError("give one or two --param, each with its --range")
+    for path in (output, chart):
+        if path is not None:
+            check_output_path(path)
+    suffix = Path(chart).suffix.lower() if chart else None
+    if chart and suffix not in CHART_FORMATS:
+        raise click.UsageError(f"--chart {chart}: expected a file ending in .svg or .png")
+    parameters = [Parameter.parse_range(p, r) for p, r in zip(params, ranges, strict=True)]
+    source = _catalog(catalog_path, overrides)
+    inv = read_inventory(
+        inventory,
+        list(source.catalog.accelerators),
+        input_format=input_format,
+        sheet=sheet,
+        load_profiles=source.catalog.profile_kinds(),
+    )
+    with progress_bar(quiet, "sweeping") as advance:
+        result = sweep(
+            inv,
+            parameters,
+            source,
+            SolverOptions(solver, time_limit, gap),
+            workers=workers,
+            scheduler=scheduler,
+            progress=advance,
+        )
+    if chart and suffix:
+        write_files({chart: sweep_chart(result, suffix)})
+    emit(lambda console: render_sweep(result, fmt, console), output, quiet)
+    complete = all(
+        not p.plan.unplaced and p.plan.status not in ("infeasible", "no_solution")
+        for p in result.points
     )
     sys.exit(EXIT_OK if complete else EXIT_UNPLACED)

@@ -1,0 +1,280 @@
+"""``sweep``: the optimum along one parameter (or a grid of two), and where the plan changes.
+
+A parameter is a catalog value by dotted path (``accelerators.h100.on_demand_usd_per_chip_hour``,
+as ``--set`` takes it) or an inventory column: ``inventory.COLUMN`` sets it for every workload,
+``inventory[ID].COLUMN`` for one. Each point is a scenario made on the fly and planned like any
+other, in parallel.
+
+The plan *changes* where its decisions change: a workload's accelerator, a family ported or a
+migration adopted (commitment sizes follow volumes smoothly and are not break-evens). Between two
+neighbouring grid points whose decisions differ, the break-even is located by bisection: the
+interval is halved, one batch of solves per round for every interval at once, until it is
+narrower than ``tolerance`` of the grid step.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from placement.catalog import CatalogSource, Setting, read_catalog
+from placement.comparing.batch import CatalogSpec, PlanJob, Progress, run_jobs
+from placement.comparing.diff import plan_diff
+from placement.errors import PlacementInputError
+from placement.models.plan import Plan
+from placement.pipeline import SolverOptions
+from placement.reading import Inventory, read_inventory
+from placement.scenarios import InventoryChange, Scenario
+
+BISECTION_TOLERANCE = 1 / 256
+"""A break-even is located to within this fraction of the grid step (8 halvings)."""
+
+_ONE_WORKLOAD = re.compile(r"^inventory\[(?P<id>[^\]]+)\]\.(?P<column>\w+)$")
+_EVERY_WORKLOAD = re.compile(r"^inventory\.(?P<column>\w+)$")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A swept parameter: its path and the values of its grid."""
+
+    path: str
+    values: tuple[float, ...]
+
+    @classmethod
+    def parse_range(cls, path: str, text: str) -> Parameter:
+        """``START:STOP:STEPS`` (STEPS points from START to STOP, both included)."""
+        parts = text.split(":")
+        problem = None
+        try:
+            start, stop, steps = float(parts[0]), float(parts[1]), int(parts[2])
+            if len(parts) != 3 or steps < 2 or not (math.isfinite(start) and math.isfinite(stop)):
+                problem = "STEPS must be 2 or more and START, STOP finite"
+        except (ValueError, IndexError):
+            problem = "START:STOP:STEPS, e.g. 1000:20000:20"
+        if problem:
+            raise PlacementInputError(
+                [f"--range {text!r} for {path}: expected {problem}"], title="invalid option"
+            )
+        return cls(path, tuple(float(v) for v in np.linspace(start, stop, steps)))
+
+    def scenario(self, value: float, other: Scenario | None = None) -> Scenario:
+        """A scenario setting this parameter to ``value`` (added to ``other``'s changes)."""
+        label = f"{self.path}={value:g}"
+        settings: tuple[Setting, ...] = other.settings if other else ()
+        changes: tuple[InventoryChange, ...] = other.changes if other else ()
+        one = _ONE_WORKLOAD.match(self.path)
+        every = _EVERY_WORKLOAD.match(self.path)
+        if one or every:
+            match = one or every
+            assert match is not None
+            where = {"id": [match.group("id")]} if one else {}
+            change = InventoryChange(
+                "set", {"column": match.group("column"), "value": value}, where, len(changes), None
+            )
+            changes = (*changes, change)
+        else:
+            setting = Setting(self.path, value, f"{value:g}", "--param", f"--param {self.path}")
+            settings = (*settings, setting)
+        name = f"{other.name}, {label}" if other else label
+        return Scenario(name, "", "--param", "", settings, changes)
+
+
+def decisions(plan: Plan) -> tuple[Any, ...]:
+    """What a break-even changes: placements, ports and migrations."""
+    return (
+        tuple(sorted((a.workload_id, a.accelerator) for a in plan.assignments)),
+        tuple(sorted(u.workload_id for u in plan.unplaced)),
+        tuple(sorted((p.family, p.platform) for p in plan.ported_families)),
+        tuple(sorted(m.platform for m in plan.migrations)),
+    )
+
+
+@dataclass(frozen=True)
+class Point:
+    """One solved point: the parameters' values and the plan."""
+
+    values: tuple[float, ...]
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where the plan changes along the first parameter, between ``low`` and ``high`` (the
+    last value with the old decisions and the first with the new), at fixed second value."""
+
+    low: float
+    high: float
+    other: float | None  # the second parameter's value (grid sweeps)
+    changes: str
+
+    @property
+    def value(self) -> float:
+        return (self.low + self.high) / 2
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    parameters: tuple[Parameter, ...]
+    points: list[Point]  # the grid, in grid order
+    break_evens: list[BreakEven] = field(default_factory=list)
+
+    def frame(self) -> pd.DataFrame:
+        """One row per grid point: the values, cost, shares and decisions."""
+        rows = []
+        best = self.optimum
+        for p in self.points:
+            plan = p.plan
+            hours = sum(a.chip_hours for a in plan.assignments)
+            row: dict[str, Any] = {
+                par.path: v for par, v in zip(self.parameters, p.values, strict=True)
+            }
+            row |= {
+                "status": plan.status,
+                "objective_monthly_usd": plan.objective_monthly_usd,
+                "savings_vs_all_h100_on_demand_usd": (
+                    plan.baselines.savings_vs_all_h100_on_demand_usd
+                ),
+                "families_ported": len(plan.ported_families),
+                "migrations": ", ".join(m.platform for m in plan.migrations),
+                "optimum": p is best,
+            }
+            for acc in sorted({a.accelerator for q in self.points for a in q.plan.assignments}):
+                used = sum(a.chip_hours for a in plan.assignments if a.accelerator == acc)
+                row[f"share_{acc}"] = round(used / hours, 4) if hours else 0.0
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @property
+    def optimum(self) -> Point | None:
+        """The grid point with the lowest monthly cost."""
+        solved = [p for p in self.points if p.plan.objective_monthly_usd is not None]
+        return min(solved, key=lambda p: p.plan.objective_monthly_usd or 0.0) if solved else None
+
+    def record(self) -> dict[str, Any]:
+        best = self.optimum
+        return {
+            "parameters": [{"path": p.path, "values": list(p.values)} for p in self.parameters],
+            "points": json.loads(self.frame().to_json(orient="records")),
+            "optimum": None if best is None else list(best.values),
+            "break_evens": [
+                {
+                    "low": b.low,
+                    "high": b.high,
+                    "value": b.value,
+                    "other": b.other,
+                    "changes": b.changes,
+                }
+                for b in self.break_evens
+            ],
+        }
+
+
+def _describe(before: Plan, after: Plan) -> str:
+    d = plan_diff(before, after)
+    parts = [
+        f"{m.workload_id} {m.from_accelerator or '-'} -> {m.to_accelerator or '-'}"
+        for m in d.moves[:5]
+    ]
+    if len(d.moves) > 5:
+        parts.append(f"and {len(d.moves) - 5} more")
+    parts += [f"port {p}" for p in d.ports_added] + [f"no port {p}" for p in d.ports_removed]
+    parts += [f"migrate {m}" for m in d.migrations_added]
+    parts += [f"no migration {m}" for m in d.migrations_removed]
+    return "; ".join(parts) or "decisions changed"
+
+
+def sweep(
+    inventory: str | Inventory,
+    parameters: Sequence[Parameter],
+    catalog: CatalogSource | None = None,
+    solver: SolverOptions | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Progress | None = None,
+    tolerance: float = BISECTION_TOLERANCE,
+) -> SweepResult:
+    """Plan every grid point, then bisect every interval of the first parameter where the
+    decisions change."""
+    if not 1 <= len(parameters) <= 2:
+        raise PlacementInputError(["sweep takes one or two parameters"], title="invalid option")
+    catalog = catalog or read_catalog()
+    solver = solver or SolverOptions()
+    if not isinstance(inventory, Inventory):
+        inventory = read_inventory(
+            inventory,
+            list(catalog.catalog.accelerators),
+            load_profiles=catalog.catalog.profile_kinds(),
+        )
+    spec = CatalogSpec.of(catalog)
+    first = parameters[0]
+    second = parameters[1] if len(parameters) == 2 else None
+    others: list[float | None] = list(second.values) if second else [None]
+
+    def scenario(x: float, y: float | None) -> Scenario:
+        base = second.scenario(y) if second is not None and y is not None else None
+        return first.scenario(x, base)
+
+    grid = [(x, y) for y in others for x in first.values]
+    # The grid's corners: a value out of bounds is at an end of its range.
+    corners = {(x, y) for x in (first.values[0], first.values[-1]) for y in (others[0], others[-1])}
+    _validate(inventory, catalog, [scenario(x, y) for x, y in sorted(corners, key=str)])
+    plans = run_jobs(
+        [PlanJob(inventory, spec, scenario(x, y), solver) for x, y in grid],
+        workers,
+        scheduler,
+        progress,
+    )
+    points = [
+        Point((x,) if y is None else (x, y), plan) for (x, y), plan in zip(grid, plans, strict=True)
+    ]
+    step = abs(first.values[1] - first.values[0])
+    # Open intervals: (low value, its plan, high value, its plan, other value).
+    open_: list[tuple[float, Plan, float, Plan, float | None]] = []
+    for y in others:
+        row = [(x, plan) for (x, yy), plan in zip(grid, plans, strict=True) if yy == y]
+        for (x0, p0), (x1, p1) in itertools.pairwise(row):
+            if decisions(p0) != decisions(p1):
+                open_.append((x0, p0, x1, p1, y))
+    while open_ and any(abs(hi - lo) > tolerance * step for lo, _, hi, _, _ in open_):
+        narrowing = [
+            i for i, (lo, _, hi, _, _) in enumerate(open_) if abs(hi - lo) > tolerance * step
+        ]
+        mids = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
+        found = run_jobs(
+            [
+                PlanJob(inventory, spec, scenario(m, open_[i][4]), solver)
+                for i, m in zip(narrowing, mids, strict=True)
+            ],
+            workers,
+            scheduler,
+        )
+        for i, m, plan in zip(narrowing, mids, found, strict=True):
+            lo, p_lo, hi, p_hi, y = open_[i]
+            if decisions(plan) == decisions(p_lo):
+                open_[i] = (m, plan, hi, p_hi, y)
+            else:
+                # A third set of decisions in between still marks a change on the low side.
+                open_[i] = (lo, p_lo, m, plan, y)
+    break_evens = [BreakEven(lo, hi, y, _describe(p_lo, p_hi)) for lo, p_lo, hi, p_hi, y in open_]
+    return SweepResult(
+        tuple(parameters), points, sorted(break_evens, key=lambda b: (b.other or 0, b.low))
+    )
+
+
+def _validate(inventory: Inventory, catalog: CatalogSource, scenarios: list[Scenario]) -> None:
+    """Raise a parameter's problems (an unknown path, a column the inventory lacks) before any
+    solve."""
+    from placement.scenarios import scenario_catalog, scenario_inventory
+
+    for s in scenarios:
+        changed = scenario_catalog(catalog, s)
+        effective = changed.catalog if isinstance(changed, CatalogSource) else catalog.catalog
+        scenario_inventory(inventory, s, list(effective.accelerators), effective.profile_kinds())

@@ -1,0 +1,153 @@
+"""sweep: the optimum along a parameter and its break-evens, located by bisection."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from placement.catalog import read_catalog
+from placement.comparing.sweep import Parameter, decisions, sweep
+from placement.pipeline import plan
+from placement.reference import reference_figures
+from tests.conftest import frame
+from tests.test_cli import assert_clean_failure, invoke
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
+
+
+def _training(params_b: float, family: str, hours: float) -> Any:
+    return frame(
+        [
+            {
+                "id": "job",
+                "kind": "training",
+                "model_family": family,
+                "params_b": params_b,
+                "h100_gpu_hours": hours,
+            }
+        ]
+    )
+
+
+def _hand_bisection(params_b: float, family: str, low: float, high: float) -> float:
+    """What a planner would do with `placement plan`: halve the bracket until 0.25% wide."""
+    catalog = read_catalog()
+
+    def on_trn2(hours: float) -> bool:
+        result = plan(_training(params_b, family, hours), catalog)
+        return result.plan.assignments[0].accelerator == "trn2"
+
+    assert not on_trn2(low) and on_trn2(high)
+    while high - low > 0.0025 * low:
+        mid = (low + high) / 2
+        if on_trn2(mid):
+            high = mid
+        else:
+            low = mid
+    return (low + high) / 2
+
+
+MODELS = [m for m in reference_figures()["break_even"]["models"] if m["params_b"] >= 70]
+
+
+@pytest.mark.parametrize("model", MODELS, ids=lambda m: m["name"])
+def test_the_break_even_of_a_reference_training_row_matches_a_hand_bisection(
+    model: dict[str, Any],
+) -> None:
+    inventory = _training(model["params_b"], model["model_family"], 1000)
+    result = sweep(
+        inventory,
+        [Parameter.parse_range("inventory.h100_gpu_hours", "1000:61000:5")],
+        workers=2,
+    )
+    [found] = result.break_evens
+    by_hand = _hand_bisection(model["params_b"], model["model_family"], 1000, 61000)
+    assert found.value == pytest.approx(by_hand, rel=0.02)
+    assert found.high - found.low <= 15000 / 256 + 1e-6  # located finer than the grid
+    assert "job h100 -> trn2" in found.changes
+
+
+def test_a_grid_point_equals_the_plan_of_the_same_question() -> None:
+    """Every point is a real plan: the same objective `plan --set` gives."""
+    inventory = _training(70, "llama", 9000)
+    result = sweep(
+        inventory,
+        [Parameter.parse_range("economics.amortization_months", "6:24:3")],
+        workers=1,
+    )
+    for point in result.points:
+        months = int(point.values[0])
+        setting = [f"economics.amortization_months={months}"]
+        direct = plan(inventory, read_catalog(None, setting))
+        assert point.plan.objective_monthly_usd == direct.plan.objective_monthly_usd
+        assert decisions(point.plan) == decisions(direct.plan)
+    costs = [p.plan.objective_monthly_usd or 0 for p in result.points]
+    assert costs == sorted(costs, reverse=True)  # longer amortization never costs more
+
+
+def test_a_two_parameter_grid_bisects_each_row() -> None:
+    result = sweep(
+        _training(70, "llama", 1000),
+        [
+            Parameter.parse_range("inventory.h100_gpu_hours", "1000:41000:3"),
+            Parameter.parse_range("platforms.neuron.migration_one_off_usd", "0:250000:2"),
+        ],
+        workers=2,
+    )
+    assert len(result.points) == 6
+    others = [b.other for b in result.break_evens]
+    assert others == sorted(others) and len(set(others)) == len(others) == 2
+    cheap, dear = result.break_evens
+    assert cheap.value < dear.value  # a dearer migration needs more volume to pay
+
+
+@pytest.mark.parametrize("fmt", ["table", "json", "csv", "md"])
+def test_sweep_cli_formats_and_chart(tmp_path: Path, fmt: str) -> None:
+    inv = tmp_path / "one.csv"
+    inv.write_text("id,kind,model_family,params_b,h100_gpu_hours\njob,training,llama,70,1\n")
+    chart = tmp_path / "sweep.svg"
+    result = invoke(
+        "sweep",
+        inv,
+        "--param",
+        "inventory.h100_gpu_hours",
+        "--range",
+        "1000:41000:3",
+        "--format",
+        fmt,
+        "--chart",
+        chart,
+        "--workers",
+        "2",
+    )
+    assert result.exit_code == 0, result.output
+    assert chart.read_text().lstrip().startswith("<?xml")
+    if fmt == "json":
+        data = json.loads(result.stdout)
+        assert len(data["points"]) == 3 and len(data["break_evens"]) == 1
+        assert data["optimum"] == [1000.0]
+    elif fmt == "csv":
+        assert "# break_evens" in result.stdout
+    else:
+        text = " ".join(result.stdout.split())
+        assert "Break-evens" in text and "job h100 -> trn2" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--param", "economics.amortisation_months", "--range", "6:24:3"], "amortisation"),
+        (["--param", "inventory.colour", "--range", "1:2:2"], "colour"),
+        (["--param", "economics.amortization_months", "--range", "6:24"], "START:STOP:STEPS"),
+        (["--param", "economics.amortization_months", "--range", "6:24:1"], "STEPS"),
+        (["--param", "economics.amortization_months", "--range", "-6:24:3"], "amortization"),
+    ],
+)
+def test_a_bad_parameter_is_refused_before_any_solve(args: list[str], says: str) -> None:
+    result = invoke("sweep", SAMPLE, *args, "--format", "json")
+    problems = assert_clean_failure(result, json_errors=True)
+    assert says in json.dumps(problems)
