@@ -13,6 +13,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import click
@@ -31,6 +32,7 @@ from placement.reporting.status import stage_status
 from placement.reporting.terminal import file_console, stdout_console
 from placement.scenarios import read_scenario
 from placement.solve import DEFAULT_GAP, SOLVERS
+from placement.storing import History
 
 DEBUG_ENV = "PLACEMENT_DEBUG"
 """Set to show the traceback of an internal error instead of a one-line message."""
@@ -226,6 +228,20 @@ def _view(
     help="Also write the MILP to this file (.lp or .mps).",
 )
 @click.option(
+    "--save",
+    is_flag=True,
+    help="Save the run (inventory, catalog, scenario, plan) as a planning cycle; needs --cycle.",
+)
+@click.option("--cycle", metavar="LABEL", help="The planning cycle's label, e.g. 2027-Q1.")
+@click.option(
+    "--db",
+    metavar="URL",
+    envvar="PLACEMENT_DB",
+    show_envvar=True,
+    help="The history database: an SQLite file path or any SQLAlchemy URL (default: "
+    "~/.local/share/placement/history.sqlite).",
+)
+@click.option(
     "--top",
     type=click.IntRange(min=0),
     help="Table and Markdown: list the N costliest workloads, each with its reason.",
@@ -265,6 +281,9 @@ def plan_command(
     gap: float,
     scenario_path: str | None,
     write_model: str | None,
+    save: bool,
+    cycle: str | None,
+    db: str | None,
     top: int | None,
     show_all: bool,
     summary: bool,
@@ -286,7 +305,8 @@ def plan_command(
         placement plan inputs/sample_inventory.csv
         placement plan inv.csv --format json -o plan.json
         placement plan inv.xlsx --set economics.amortization_months=24
-        placement plan inv.csv --scenario inputs/scenarios/traffic_doubles.yaml
+        placement plan inv.csv --scenario inputs/scenarios/inference_traffic_doubles.yaml
+        placement plan inv.csv --save --cycle 2027-Q1
         cat inv.csv | placement plan - --input-format csv --summary
 
     Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
@@ -298,7 +318,12 @@ def plan_command(
     for path in outputs:
         if path is not None:
             check_output_path(path)
+    if save and not cycle:
+        raise click.UsageError("--save needs --cycle LABEL (e.g. --cycle 2027-Q1)")
+    if cycle and not save:
+        raise click.UsageError("--cycle is the label of a saved run: add --save")
     scenario = read_scenario(scenario_path) if scenario_path is not None else None
+    history = History(db) if save else None  # opened first: a bad --db fails before solving
     catalog = _catalog(catalog_path, overrides)
     with stage_status(quiet) as progress:
         result = plan(
@@ -312,6 +337,11 @@ def plan_command(
             limit=SizeLimit(max_workloads),
             scenario=scenario,
         )
+    if history is not None and cycle:
+        scenario_text = Path(scenario_path).read_text(encoding="utf-8") if scenario_path else None
+        run_id = history.save(result, cycle, scenario_text)
+        if not quiet:
+            click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.url}", err=True)
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)
     view = _view(fmt, workloads, top, show_all, summary, timings)
@@ -502,6 +532,6 @@ def main(args: list[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
-# The batch commands (whatif) live in their own module and register on ``cli`` when imported;
+# The batch and history commands live in their own module and register on ``cli`` when imported;
 # imported last, once everything they use from here exists.
-from placement import cli_batch  # noqa: E402, F401
+from placement import cli_batch, cli_history  # noqa: E402, F401

@@ -1,0 +1,330 @@
+"""Saved planning runs: save, list, load, and explain what changed between two cycles.
+
+A saved run holds everything needed to re-solve it: the inventory as planned (after any
+scenario), the effective catalog (validated, every override and scenario setting applied), the
+scenario file's text, and the plan JSON with its provenance. ``diff`` splits the change between
+two runs into the effect of the inventory and the effect of the catalog by re-solving the
+second inventory with the first catalog:
+
+.. math:: \\Delta = \\underbrace{(C(I_B, K_A) - C(I_A, K_A))}_{\\text{inventory}}
+    + \\underbrace{(C(I_B, K_B) - C(I_B, K_A))}_{\\text{catalog}}
+
+where ``C(I_A, K_A)`` and ``C(I_B, K_B)`` are the saved objectives. The two effects add up to
+the change exactly.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, create_engine, event, insert, select, text
+from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.pool import NullPool
+
+from placement.comparing.diff import PlanDiff, plan_diff
+from placement.errors import PlacementInputError
+from placement.models.catalog import Catalog
+from placement.models.plan import Plan
+from placement.pipeline import PlanResult, SolverOptions, plan
+from placement.provenance import catalog_fingerprint, now_utc, tool_version
+from placement.reading import Inventory, read_inventory
+from placement.storing.schema import runs
+
+DB_ENV = "PLACEMENT_DB"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_ADVISORY_LOCK = 7_301_955  # any fixed number: the PostgreSQL lock that serialises upgrades
+_LOCAL = threading.Lock()
+
+
+def default_database_url() -> str:
+    """``$PLACEMENT_DB``, else an SQLite file in the user's data folder
+    (``$XDG_DATA_HOME/placement/history.sqlite``, ``~/.local/share/...`` without it)."""
+    if os.environ.get(DB_ENV):
+        return database_url(os.environ[DB_ENV])
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(Path.home(), ".local", "share")
+    return database_url(os.path.join(base, "placement", "history.sqlite"))
+
+
+def database_url(given: str) -> str:
+    """A SQLAlchemy URL as given, or a file path read as an SQLite file."""
+    if "://" in given:
+        return given
+    return f"sqlite:///{Path(given).expanduser().resolve()}"
+
+
+@dataclass(frozen=True)
+class SavedRun:
+    """One saved run: its row, and what it takes to re-solve it."""
+
+    id: int
+    cycle: str
+    saved_at: str
+    scenario: str | None
+    plan: Plan
+    inventory: Inventory
+    catalog: Catalog
+    scenario_yaml: str | None
+
+    @property
+    def objective(self) -> float | None:
+        return self.plan.objective_monthly_usd
+
+
+@dataclass(frozen=True)
+class CycleDiff:
+    """What changed from run A to run B, and the change split by its cause."""
+
+    a: SavedRun
+    b: SavedRun
+    plans: PlanDiff
+    inventory_effect_usd: float | None
+    catalog_effect_usd: float | None
+    inventory_changed: bool
+    catalog_changed: bool
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "run_a": self.a.id,
+            "run_b": self.b.id,
+            "cycle_a": self.a.cycle,
+            "cycle_b": self.b.cycle,
+            "objective_a": self.a.objective,
+            "objective_b": self.b.objective,
+            "inventory_changed": self.inventory_changed,
+            "catalog_changed": self.catalog_changed,
+            "inventory_effect_usd": self.inventory_effect_usd,
+            "catalog_effect_usd": self.catalog_effect_usd,
+            **self.plans.record(),
+        }
+
+
+def _inventory_json(inventory: Inventory) -> str:
+    frame = inventory.workloads
+    return json.dumps(
+        {
+            "columns": list(frame.columns),
+            "dtypes": {c: str(t) for c, t in frame.dtypes.items()},
+            "extra_columns": list(inventory.extra_columns),
+            "source": inventory.source,
+            "data": json.loads(frame.to_json(orient="values", double_precision=15)),
+        }
+    )
+
+
+def _inventory_from(text_: str, catalog: Catalog) -> Inventory:
+    stored = json.loads(text_)
+    frame = pd.DataFrame(stored["data"], columns=stored["columns"])
+    features = [c for c in frame.columns if c.startswith("needs_")]
+    frame = frame.drop(columns=features)
+    inventory = read_inventory(
+        frame, list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    return Inventory(
+        inventory.workloads, inventory.extra_columns, stored["source"], None, None, None
+    )
+
+
+class History:
+    """The saved runs of one database (created and upgraded to the latest schema on first
+    use)."""
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = database_url(url) if url else default_database_url()
+        try:
+            self.engine = self._engine()
+        except (ArgumentError, ValueError) as err:
+            raise PlacementInputError(
+                [f"--db {self.url}: not a database URL or file path ({err})"],
+                title="invalid option",
+            ) from None
+        self.upgrade()
+
+    def _engine(self) -> Engine:
+        if self.url.startswith("sqlite:///"):
+            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+            engine = create_engine(self.url, connect_args={"timeout": 60}, poolclass=NullPool)
+
+            @event.listens_for(engine, "connect")
+            def _wal(dbapi_connection: Any, _: Any) -> None:
+                # Writers queue on SQLite's lock (up to the timeout) rather than fail.
+                dbapi_connection.execute("PRAGMA journal_mode=WAL")
+
+            return engine
+        # No pool: a command opens a few connections, and none should outlive its use.
+        return create_engine(self.url, poolclass=NullPool)
+
+    @contextmanager
+    def _upgrade_lock(self) -> Iterator[Any]:
+        """One process at a time upgrades the schema: a file lock beside an SQLite file, an
+        advisory lock on PostgreSQL (other databases rely on their own DDL locking)."""
+        with _LOCAL, self.engine.connect() as connection:
+            if self.url.startswith("sqlite:///"):
+                with open(self.url.removeprefix("sqlite:///") + ".lock", "w") as handle:
+                    fcntl.flock(handle, fcntl.LOCK_EX)
+                    yield connection
+                return
+            if connection.dialect.name == "postgresql":
+                connection.execute(text(f"SELECT pg_advisory_lock({_ADVISORY_LOCK})"))
+                connection.commit()
+                try:
+                    yield connection
+                finally:
+                    connection.execute(text(f"SELECT pg_advisory_unlock({_ADVISORY_LOCK})"))
+                    connection.commit()
+                return
+            yield connection
+
+    def _config(self) -> Config:
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        return config
+
+    def revision(self) -> str | None:
+        """The schema version the database is at."""
+        with self.engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+
+    def head(self) -> str | None:
+        return ScriptDirectory.from_config(self._config()).get_current_head()
+
+    def upgrade(self) -> None:
+        """Bring the schema to the latest migration (nothing to do when it is there)."""
+        try:
+            if self.revision() == self.head():
+                return
+            with self._upgrade_lock() as connection:
+                config = self._config()
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+                connection.commit()
+        except OperationalError as err:
+            raise PlacementInputError(
+                [f"--db {self.url}: cannot open the database ({err.orig})"],
+                title="invalid option",
+            ) from None
+
+    def save(self, result: PlanResult, cycle: str, scenario_yaml: str | None = None) -> int:
+        """Store a run; returns its id."""
+        plan_ = result.plan
+        row = {
+            "cycle": cycle,
+            "saved_at": now_utc(),
+            "scenario": plan_.run.scenario if plan_.run else None,
+            "status": str(plan_.status),
+            "objective_monthly_usd": plan_.objective_monthly_usd,
+            "workloads": len(result.inventory.workloads),
+            "input_path": result.inventory.source,
+            "input_sha256": result.inventory.sha256,
+            "catalog_sha256": catalog_fingerprint(result.catalog),
+            "tool_version": tool_version(),
+            "inventory_json": _inventory_json(result.inventory),
+            "catalog_json": result.catalog.model_dump_json(),
+            "scenario_yaml": scenario_yaml,
+            "plan_json": plan_.model_dump_json(),
+        }
+        with self.engine.begin() as connection:
+            key = connection.execute(insert(runs).values(**row)).inserted_primary_key
+        assert key is not None
+        return int(key[0])
+
+    def list(self) -> pd.DataFrame:
+        """Every saved run, oldest first (no plan bodies)."""
+        columns = [
+            runs.c.id,
+            runs.c.cycle,
+            runs.c.saved_at,
+            runs.c.scenario,
+            runs.c.status,
+            runs.c.objective_monthly_usd,
+            runs.c.workloads,
+            runs.c.input_path,
+            runs.c.catalog_sha256,
+            runs.c.tool_version,
+        ]
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(*columns).order_by(runs.c.id)).mappings().all()
+        return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in columns])
+
+    def get(self, run: int | str) -> SavedRun:
+        """A saved run by id, or the latest of a cycle by its label."""
+        query = select(runs)
+        if isinstance(run, int) or str(run).isdigit():
+            query = query.where(runs.c.id == int(run))
+        else:
+            query = query.where(runs.c.cycle == str(run)).order_by(runs.c.id.desc()).limit(1)
+        with self.engine.connect() as connection:
+            row = connection.execute(query).mappings().first()
+        if row is None:
+            known = (
+                ", ".join(f"{r.id} ({r.cycle})" for r in self.list().itertuples())
+                or "none saved yet"
+            )
+            raise PlacementInputError(
+                [f"run {run!r}: no such run in {self.url}; runs: {known}"],
+                title="invalid run",
+            )
+        catalog = Catalog.model_validate_json(row["catalog_json"])
+        return SavedRun(
+            id=int(row["id"]),
+            cycle=str(row["cycle"]),
+            saved_at=str(row["saved_at"]),
+            scenario=row["scenario"],
+            plan=Plan.model_validate_json(row["plan_json"]),
+            inventory=_inventory_from(row["inventory_json"], catalog),
+            catalog=catalog,
+            scenario_yaml=row["scenario_yaml"],
+        )
+
+    def diff(
+        self, run_a: int | str, run_b: int | str, solver: SolverOptions | None = None
+    ) -> CycleDiff:
+        """What changed from ``run_a`` to ``run_b``, split into the inventory's effect and the
+        catalog's (one re-solve: B's inventory with A's catalog)."""
+        a, b = self.get(run_a), self.get(run_b)
+        inventory_changed = _frame_bytes(a.inventory) != _frame_bytes(b.inventory)
+        catalog_changed = a.catalog != b.catalog
+        inventory_effect: float | None
+        catalog_effect: float | None
+        if a.objective is None or b.objective is None:
+            inventory_effect = catalog_effect = None
+        elif not catalog_changed:
+            inventory_effect, catalog_effect = b.objective - a.objective, 0.0
+        elif not inventory_changed:
+            inventory_effect, catalog_effect = 0.0, b.objective - a.objective
+        else:
+            mixed = plan(b.inventory, a.catalog, solver or SolverOptions()).plan
+            middle = mixed.objective_monthly_usd
+            if middle is None:
+                inventory_effect = catalog_effect = None
+            else:
+                inventory_effect = middle - a.objective
+                catalog_effect = b.objective - middle
+        return CycleDiff(
+            a,
+            b,
+            plan_diff(a.plan, b.plan),
+            None if inventory_effect is None else round(inventory_effect, 2),
+            None if catalog_effect is None else round(catalog_effect, 2),
+            inventory_changed,
+            catalog_changed,
+        )
+
+
+def _frame_bytes(inventory: Inventory) -> bytes:
+    buffer = io.StringIO()
+    inventory.workloads.to_csv(buffer, index=False)
+    return buffer.getvalue().encode()

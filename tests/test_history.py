@@ -1,0 +1,209 @@
+"""Planning cycles: saved runs in SQLite and in a real PostgreSQL server, schema migrations,
+concurrent saves, history/show/diff, and the change split into inventory and catalog."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import sqlalchemy as sa
+
+from placement.catalog import read_catalog
+from placement.pipeline import plan
+from placement.storing import History
+from tests.conftest import frame
+from tests.test_cli import assert_clean_failure, invoke
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
+POSTGRES_ENV = "PLACEMENT_TEST_POSTGRES_URL"
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a real PostgreSQL server: the one .ci/run started, or one started here."""
+    if os.environ.get(POSTGRES_ENV):
+        yield os.environ[POSTGRES_ENV]
+        return
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        import throwaway_postgres
+    finally:
+        sys.path.pop(0)
+    try:
+        url, folder = throwaway_postgres.start()
+    except throwaway_postgres.Unavailable as err:
+        pytest.skip(f"no PostgreSQL server could be started: {err}")
+    try:
+        yield url
+    finally:
+        throwaway_postgres.stop(folder)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty history database of each kind."""
+    if request.param == "sqlite":
+        return str(tmp_path / "history.sqlite")
+    url = str(request.getfixturevalue("postgres_server"))
+    engine = sa.create_engine(url)
+    with engine.begin() as connection:
+        connection.execute(sa.text("DROP TABLE IF EXISTS runs"))
+        connection.execute(sa.text("DROP TABLE IF EXISTS alembic_version"))
+    engine.dispose()
+    return url
+
+
+def _one_job(hours: float) -> object:
+    return frame(
+        [
+            {
+                "id": "ft",
+                "kind": "training",
+                "model_family": "llama",
+                "params_b": 70,
+                "h100_gpu_hours": hours,
+            },
+            {
+                "id": "chat",
+                "kind": "inference",
+                "model_family": "llama",
+                "params_b": 8,
+                "monthly_tokens_b": 30,
+                "serving": "online",
+                "ttft_slo_ms": 500,
+            },
+        ]
+    )
+
+
+def test_the_schema_is_created_by_its_migrations(db_url: str) -> None:
+    history = History(db_url)
+    assert history.revision() == history.head() == "0001"
+    inspector = sa.inspect(history.engine)
+    assert {"runs", "alembic_version"} <= set(inspector.get_table_names())
+    History(db_url)  # opening again is a no-op
+    assert history.revision() == "0001"
+
+
+def test_a_saved_run_comes_back_whole(db_url: str) -> None:
+    history = History(db_url)
+    result = plan(SAMPLE)
+    run_id = history.save(result, "2026-Q4")
+    saved = history.get(run_id)
+    assert saved.plan == result.plan
+    assert saved.catalog == result.catalog
+    pd.testing.assert_frame_equal(
+        saved.inventory.workloads, result.inventory.workloads, check_dtype=False
+    )
+    assert history.get("2026-Q4").id == run_id  # by cycle label: its latest run
+    listed = history.list()
+    assert list(listed["id"]) == [run_id] and listed["cycle"][0] == "2026-Q4"
+
+
+def _save(args: tuple[str, str, int]) -> int:
+    url, cycle, hours = args
+    result = plan(_one_job(float(hours)))
+    return History(url).save(result, cycle)
+
+
+def test_four_processes_saving_at_once_lose_nothing(db_url: str) -> None:
+    jobs = [(db_url, f"cycle-{i}", 2000 + 1000 * i) for i in range(4)] * 2
+    with multiprocessing.get_context("forkserver").Pool(4) as pool:
+        ids = pool.map(_save, jobs)
+    assert len(set(ids)) == 8
+    listed = History(db_url).list()
+    assert sorted(listed["id"]) == sorted(ids)
+    assert sorted(listed["cycle"]) == sorted(j[1] for j in jobs)
+
+
+def test_a_catalog_only_change_is_all_the_catalogs(db_url: str) -> None:
+    history = History(db_url)
+    a = history.save(plan(_one_job(8000)), "A")
+    cheaper = read_catalog(None, ["accelerators.h100.on_demand_usd_per_chip_hour=2.5"])
+    b = history.save(plan(_one_job(8000), cheaper), "B")
+    d = history.diff(a, b)
+    assert not d.inventory_changed and d.catalog_changed
+    assert d.inventory_effect_usd == 0
+    assert d.catalog_effect_usd == d.plans.objective_change_usd != 0
+
+
+def test_an_inventory_only_change_is_all_the_inventorys(db_url: str) -> None:
+    history = History(db_url)
+    a = history.save(plan(_one_job(3000)), "A")
+    b = history.save(plan(_one_job(30000)), "B")
+    d = history.diff(a, b)
+    assert d.inventory_changed and not d.catalog_changed
+    assert d.catalog_effect_usd == 0
+    assert d.inventory_effect_usd == d.plans.objective_change_usd != 0
+
+
+def test_both_effects_add_up_to_the_change(db_url: str) -> None:
+    history = History(db_url)
+    a = history.save(plan(_one_job(3000)), "A")
+    dearer = read_catalog(None, ["accelerators.h100.on_demand_usd_per_chip_hour=5"])
+    b = history.save(plan(_one_job(30000), dearer), "B")
+    d = history.diff(a, b)
+    assert d.inventory_changed and d.catalog_changed
+    assert d.inventory_effect_usd is not None and d.catalog_effect_usd is not None
+    assert d.inventory_effect_usd + d.catalog_effect_usd == pytest.approx(
+        d.plans.objective_change_usd, abs=0.02
+    )
+    # The inventory's effect is that of re-solving B's inventory with A's catalog.
+    mixed = plan(history.get(b).inventory, history.get(a).catalog).plan.objective_monthly_usd
+    assert mixed is not None and d.a.objective is not None
+    assert d.inventory_effect_usd == pytest.approx(mixed - d.a.objective, abs=0.01)
+
+
+def test_the_cli_saves_lists_shows_and_diffs(db_url: str) -> None:
+    first = invoke("plan", SAMPLE, "--save", "--cycle", "2026-Q4", "--db", db_url, "--summary")
+    assert first.exit_code == 0, first.output
+    assert "saved as run 1 (cycle 2026-Q4)" in first.stderr
+    second = invoke(
+        "plan",
+        SAMPLE,
+        "--save",
+        "--cycle",
+        "2027-Q1",
+        "--db",
+        db_url,
+        "--scenario",
+        ROOT / "inputs" / "scenarios" / "h100_price_cut.yaml",
+        "-q",
+    )
+    assert second.exit_code == 0, second.output
+    listed = json.loads(invoke("history", "--db", db_url, "--format", "json").stdout)
+    assert [(r["id"], r["cycle"], r["scenario"]) for r in listed] == [
+        (1, "2026-Q4", None),
+        (2, "2027-Q1", "h100-price-cut"),
+    ]
+    shown = json.loads(invoke("show", "2", "--db", db_url, "--format", "json").stdout)
+    assert shown["run"]["scenario"] == "h100-price-cut"
+    diff = json.loads(
+        invoke("diff", "2026-Q4", "2027-Q1", "--db", db_url, "--format", "json").stdout
+    )
+    assert diff["inventory_effect_usd"] == 0 and diff["catalog_effect_usd"] < 0
+    assert diff["moves"] and all(m["to_accelerator"] == "h100" for m in diff["moves"])
+    table = invoke("diff", "1", "2", "--db", db_url)
+    assert "effect of the catalog" in table.stdout
+
+
+def test_save_needs_a_cycle_and_an_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
+    db = str(tmp_path / "h.sqlite")
+    result = invoke("plan", SAMPLE, "--save", "--db", db)
+    assert result.exit_code == 2 and "--cycle" in result.stderr
+    missing = invoke("show", "9", "--db", db, "--format", "json")
+    problems = assert_clean_failure(missing, json_errors=True)
+    assert "no such run" in problems[0]["message"]
+
+
+def test_an_unusable_database_is_a_clear_error(tmp_path: Path) -> None:
+    result = invoke("history", "--db", "postgresql+psycopg://nobody@127.0.0.1:1/none")
+    assert_clean_failure(result)
+    assert "cannot open the database" in result.stderr
