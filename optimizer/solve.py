@@ -83,6 +83,9 @@ class _HiGHS(pulp.HiGHS):
         none = np.empty(0, dtype=np.int32)
         highs = lp.solverModel
         highs.addCols(len(variables), costs, col_lower, col_upper, 0, none, none, np.empty(0))
+        # The objective's constant (owned commitments, workloads with one place to go) is
+        # HiGHS's too, so that its relative gap is measured against the whole monthly cost.
+        highs.changeObjectiveOffset(sign * float(objective.constant))
         if integers:
             highs.changeColsIntegrality(
                 len(integers),
