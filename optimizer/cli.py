@@ -115,6 +115,17 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+db_option = click.option(
+    "--db",
+    metavar="URL",
+    envvar="PLACEMENT_DB",
+    show_envvar=True,
+    help="The history database: an SQLite file path or any SQLAlchemy URL (default: "
+    "~/.local/share/placement/history.sqlite).",
+)
+"""``--db``: where planning cycles are saved (plan --save, history, show, diff)."""
+
+
 def error_document(title: str, problems: list[dict[str, Any]]) -> str:
     """The JSON printed on stdout for a failed command under ``--format json``."""
     document = {"status": "error", "error": title, "problems": problems}
@@ -233,14 +244,7 @@ def _view(
     help="Save the run (inventory, catalog, scenario, plan) as a planning cycle; needs --cycle.",
 )
 @click.option("--cycle", metavar="LABEL", help="The planning cycle's label, e.g. 2027-Q1.")
-@click.option(
-    "--db",
-    metavar="URL",
-    envvar="PLACEMENT_DB",
-    show_envvar=True,
-    help="The history database: an SQLite file path or any SQLAlchemy URL (default: "
-    "~/.local/share/placement/history.sqlite).",
-)
+@db_option
 @click.option(
     "--top",
     type=click.IntRange(min=0),

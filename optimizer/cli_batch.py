@@ -13,6 +13,7 @@ from typing import Any
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
+from placement.catalog import CatalogSource
 from placement.cli import (
     _catalog,
     _guard,
@@ -24,9 +25,10 @@ from placement.cli import (
 )
 from placement.comparing import whatif
 from placement.comparing.sweep import Parameter, sweep
+from placement.models.plan import Plan
 from placement.output import check_output_path, write_files
 from placement.pipeline import EXIT_OK, EXIT_UNPLACED, SolverOptions
-from placement.reading import read_inventory
+from placement.reading import Inventory, read_inventory
 from placement.reporting.comparison import render_comparison
 from placement.reporting.sweep import CHART_FORMATS, render_sweep, sweep_chart
 from placement.reporting.terminal import stderr_console
@@ -68,6 +70,25 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     ):
         func = option(func)
     return func
+
+
+def _read(
+    inventory: str, source: CatalogSource, input_format: str | None, sheet: str | None
+) -> Inventory:
+    """The inventory, read once for every plan of the batch."""
+    return read_inventory(
+        inventory,
+        list(source.catalog.accelerators),
+        input_format=input_format,
+        sheet=sheet,
+        load_profiles=source.catalog.profile_kinds(),
+    )
+
+
+def _exit_code(plans: list[Plan]) -> int:
+    """0 when every plan places every workload, 3 when one does not (or has no plan)."""
+    complete = all(not p.unplaced and p.status not in ("infeasible", "no_solution") for p in plans)
+    return EXIT_OK if complete else EXIT_UNPLACED
 
 
 @contextlib.contextmanager
@@ -138,13 +159,7 @@ def whatif_command(
         check_output_path(output)
     parsed = [read_scenario(path) for path in scenarios]
     source = _catalog(catalog_path, overrides)
-    inv = read_inventory(
-        inventory,
-        list(source.catalog.accelerators),
-        input_format=input_format,
-        sheet=sheet,
-        load_profiles=source.catalog.profile_kinds(),
-    )
+    inv = _read(inventory, source, input_format, sheet)
     with progress_bar(quiet, "planning") as advance:
         result = whatif(
             inv,
@@ -156,11 +171,7 @@ def whatif_command(
             progress=advance,
         )
     emit(lambda console: render_comparison(result, fmt, console), output, quiet)
-    complete = all(
-        not o.plan.unplaced and o.plan.status not in ("infeasible", "no_solution")
-        for o in result.outcomes
-    )
-    sys.exit(EXIT_OK if complete else EXIT_UNPLACED)
+    sys.exit(_exit_code([o.plan for o in result.outcomes]))
 
 
 @cli.command("sweep")
@@ -234,13 +245,7 @@ def sweep_command(
         raise click.UsageError(f"--chart {chart}: expected a file ending in .svg or .png")
     parameters = [Parameter.parse_range(p, r) for p, r in zip(params, ranges, strict=True)]
     source = _catalog(catalog_path, overrides)
-    inv = read_inventory(
-        inventory,
-        list(source.catalog.accelerators),
-        input_format=input_format,
-        sheet=sheet,
-        load_profiles=source.catalog.profile_kinds(),
-    )
+    inv = _read(inventory, source, input_format, sheet)
     with progress_bar(quiet, "sweeping") as advance:
         result = sweep(
             inv,
@@ -254,8 +259,4 @@ def sweep_command(
     if chart and suffix:
         write_files({chart: sweep_chart(result, suffix)})
     emit(lambda console: render_sweep(result, fmt, console), output, quiet)
-    complete = all(
-        not p.plan.unplaced and p.plan.status not in ("infeasible", "no_solution")
-        for p in result.points
-    )
-    sys.exit(EXIT_OK if complete else EXIT_UNPLACED)
+    sys.exit(_exit_code([p.plan for p in result.points]))

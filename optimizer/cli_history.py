@@ -4,29 +4,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 import click
 from rich.console import Console
 
-from placement.cli import _guard, cli, emit, output_options
+from placement.cli import _guard, cli, db_option, emit, output_options
 from placement.output import check_output_path
 from placement.reporting import render_plan, render_records
 from placement.reporting.plan import usd
 from placement.storing import History
 from placement.storing.history import CycleDiff
-
-
-def db_option(func: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--db",
-        metavar="URL",
-        envvar="PLACEMENT_DB",
-        show_envvar=True,
-        help="The history database: an SQLite file path or any SQLAlchemy URL (default: "
-        "~/.local/share/placement/history.sqlite).",
-    )(func)
 
 
 @cli.command("history")

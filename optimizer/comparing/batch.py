@@ -18,7 +18,7 @@ from placement.catalog import CatalogSource, read_catalog
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions, plan
-from placement.reading import Inventory
+from placement.reading import Inventory, read_inventory
 from placement.scenarios import Scenario
 
 Progress = Callable[[int, int], None]
@@ -52,6 +52,17 @@ class PlanJob:
     catalog: CatalogSpec
     scenario: Scenario | None
     solver: SolverOptions
+
+
+def planned_inventory(inventory: str | Inventory, catalog: CatalogSource) -> Inventory:
+    """The inventory of a batch, read once (a path) or as given."""
+    if isinstance(inventory, Inventory):
+        return inventory
+    return read_inventory(
+        inventory,
+        list(catalog.catalog.accelerators),
+        load_profiles=catalog.catalog.profile_kinds(),
+    )
 
 
 def run_job(job: PlanJob) -> Plan:

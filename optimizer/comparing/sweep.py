@@ -26,13 +26,19 @@ import numpy as np
 import pandas as pd
 
 from placement.catalog import CatalogSource, Setting, read_catalog
-from placement.comparing.batch import CatalogSpec, PlanJob, Progress, run_jobs
+from placement.comparing.batch import (
+    CatalogSpec,
+    PlanJob,
+    Progress,
+    planned_inventory,
+    run_jobs,
+)
 from placement.comparing.diff import plan_diff
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions
-from placement.reading import Inventory, read_inventory
-from placement.scenarios import InventoryChange, Scenario
+from placement.reading import Inventory
+from placement.scenarios import InventoryChange, Scenario, check_scenario
 
 BISECTION_TOLERANCE = 1 / 256
 """A break-even is located to within this fraction of the grid step (8 halvings)."""
@@ -207,12 +213,7 @@ def sweep(
         raise PlacementInputError(["sweep takes one or two parameters"], title="invalid option")
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
-    if not isinstance(inventory, Inventory):
-        inventory = read_inventory(
-            inventory,
-            list(catalog.catalog.accelerators),
-            load_profiles=catalog.catalog.profile_kinds(),
-        )
+    inventory = planned_inventory(inventory, catalog)
     spec = CatalogSpec.of(catalog)
     first = parameters[0]
     second = parameters[1] if len(parameters) == 2 else None
@@ -225,7 +226,8 @@ def sweep(
     grid = [(x, y) for y in others for x in first.values]
     # The grid's corners: a value out of bounds is at an end of its range.
     corners = {(x, y) for x in (first.values[0], first.values[-1]) for y in (others[0], others[-1])}
-    _validate(inventory, catalog, [scenario(x, y) for x, y in sorted(corners, key=str)])
+    for x, y in sorted(corners, key=str):
+        check_scenario(inventory, catalog, scenario(x, y))
     plans = run_jobs(
         [PlanJob(inventory, spec, scenario(x, y), solver) for x, y in grid],
         workers,
@@ -267,14 +269,3 @@ def sweep(
     return SweepResult(
         tuple(parameters), points, sorted(break_evens, key=lambda b: (b.other or 0, b.low))
     )
-
-
-def _validate(inventory: Inventory, catalog: CatalogSource, scenarios: list[Scenario]) -> None:
-    """Raise a parameter's problems (an unknown path, a column the inventory lacks) before any
-    solve."""
-    from placement.scenarios import scenario_catalog, scenario_inventory
-
-    for s in scenarios:
-        changed = scenario_catalog(catalog, s)
-        effective = changed.catalog if isinstance(changed, CatalogSource) else catalog.catalog
-        scenario_inventory(inventory, s, list(effective.accelerators), effective.profile_kinds())

@@ -13,12 +13,18 @@ from typing import Any
 import pandas as pd
 
 from placement.catalog import CatalogSource, read_catalog
-from placement.comparing.batch import CatalogSpec, PlanJob, Progress, run_jobs
+from placement.comparing.batch import (
+    CatalogSpec,
+    PlanJob,
+    Progress,
+    planned_inventory,
+    run_jobs,
+)
 from placement.comparing.diff import PlanDiff, plan_diff
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions
-from placement.reading import Inventory, read_inventory
-from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
+from placement.reading import Inventory
+from placement.scenarios import Scenario, check_scenario
 
 BASE = "base"
 
@@ -109,13 +115,6 @@ def summary_row(name: str, plan: Plan) -> dict[str, Any]:
     }
 
 
-def _check(inventory: Inventory, catalog: CatalogSource, scenario: Scenario) -> None:
-    """Apply the scenario here, only to raise its problems before any solve starts."""
-    changed = scenario_catalog(catalog, scenario)
-    effective = changed.catalog if isinstance(changed, CatalogSource) else catalog.catalog
-    scenario_inventory(inventory, scenario, list(effective.accelerators), effective.profile_kinds())
-
-
 def whatif(
     inventory: str | Inventory,
     scenarios: Sequence[Scenario],
@@ -129,14 +128,9 @@ def whatif(
     cluster at ``scheduler``) and compare each with the base."""
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
-    if not isinstance(inventory, Inventory):
-        inventory = read_inventory(
-            inventory,
-            list(catalog.catalog.accelerators),
-            load_profiles=catalog.catalog.profile_kinds(),
-        )
+    inventory = planned_inventory(inventory, catalog)
     for scenario in scenarios:
-        _check(inventory, catalog, scenario)
+        check_scenario(inventory, catalog, scenario)
     spec = CatalogSpec.of(catalog)
     jobs = [PlanJob(inventory, spec, None, solver)] + [
         PlanJob(inventory, spec, s, solver) for s in scenarios

@@ -45,6 +45,13 @@ def scenario_catalog(
     return catalog_with_settings(given, scenario.settings)
 
 
+def check_scenario(inventory: Inventory, catalog: CatalogSource, scenario: Scenario) -> None:
+    """Apply the scenario only to raise its problems (before a batch of solves starts)."""
+    changed = scenario_catalog(catalog, scenario)
+    effective = changed.catalog if isinstance(changed, CatalogSource) else catalog.catalog
+    scenario_inventory(inventory, scenario, list(effective.accelerators), effective.profile_kinds())
+
+
 def scenario_inventory(
     inventory: Inventory,
     scenario: Scenario,
