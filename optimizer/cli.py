@@ -309,7 +309,7 @@ def plan_command(
         placement plan inputs/sample_inventory.csv
         placement plan inv.csv --format json -o plan.json
         placement plan inv.xlsx --set economics.amortization_months=24
-        placement plan inv.csv --scenario inputs/scenarios/inference_traffic_doubles.yaml
+        placement plan inv.csv --scenario h100_price_cut.yaml
         placement plan inv.csv --save --cycle 2027-Q1
         cat inv.csv | placement plan - --input-format csv --summary
 

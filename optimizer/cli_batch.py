@@ -229,10 +229,12 @@ def sweep_command(
 
     \b
     Examples:
-        placement sweep inv.csv --param inventory.h100_gpu_hours --range 1000:40000:14
-        placement sweep inv.csv --param accelerators.h100.on_demand_usd_per_chip_hour \\
-            --range 2:6:9 --chart h100.svg
-        placement sweep inv.csv --param economics.amortization_months --range 6:36:6 \\
+        placement sweep inv.csv --param inventory.h100_gpu_hours \\
+            --range 1000:40000:14
+        placement sweep inv.csv --chart h100.svg \\
+            --param accelerators.h100.on_demand_usd_per_chip_hour --range 2:6:9
+        placement sweep inv.csv \\
+            --param economics.amortization_months --range 6:36:6 \\
             --param platforms.neuron.migration_one_off_usd --range 0:500000:6
     """
     if len(params) != len(ranges) or len(params) > 2:

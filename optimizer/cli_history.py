@@ -27,7 +27,8 @@ def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -
     \b
     Examples:
         placement history
-        placement history --db postgresql+psycopg://planner@db/placement --format json
+        placement history --format json
+        placement history --db postgresql+psycopg://planner@db/placement
     """
     if output is not None:
         check_output_path(output)

@@ -173,11 +173,18 @@ def test_no_color_is_honoured_on_a_terminal() -> None:
     assert not colour.search(screen)
 
 
-def test_help_fits_80_columns_and_keeps_dotted_paths_whole() -> None:
-    run = run_piped("plan", "--help", COLUMNS="80")
+@pytest.mark.parametrize(
+    "command", ["plan", "whatif", "sweep", "history", "show", "diff", "validate", "reference"]
+)
+def test_help_fits_80_columns(command: str) -> None:
+    run = run_piped(command, "--help", COLUMNS="80")
     assert run.returncode == 0
     text = run.stdout.decode()
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_help_keeps_dotted_paths_whole() -> None:
+    text = run_piped("plan", "--help", COLUMNS="80").stdout.decode()
     assert "economics.amortization_months=24" in text
 
 
