@@ -13,7 +13,6 @@ from typing import Any
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from placement.catalog import CatalogSource
 from placement.cli import (
     _catalog,
     _guard,
@@ -24,11 +23,11 @@ from placement.cli import (
     output_options,
 )
 from placement.comparing import whatif
+from placement.comparing.batch import planned_inventory
 from placement.comparing.sweep import Parameter, sweep
 from placement.models.plan import Plan
 from placement.output import check_output_path, write_files
 from placement.pipeline import EXIT_OK, EXIT_UNPLACED, SolverOptions
-from placement.reading import Inventory, read_inventory
 from placement.reporting.comparison import render_comparison
 from placement.reporting.sweep import CHART_FORMATS, render_sweep, sweep_chart
 from placement.reporting.terminal import stderr_console
@@ -70,19 +69,6 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     ):
         func = option(func)
     return func
-
-
-def _read(
-    inventory: str, source: CatalogSource, input_format: str | None, sheet: str | None
-) -> Inventory:
-    """The inventory, read once for every plan of the batch."""
-    return read_inventory(
-        inventory,
-        list(source.catalog.accelerators),
-        input_format=input_format,
-        sheet=sheet,
-        load_profiles=source.catalog.profile_kinds(),
-    )
 
 
 def _exit_code(plans: list[Plan]) -> int:
@@ -159,7 +145,7 @@ def whatif_command(
         check_output_path(output)
     parsed = [read_scenario(path) for path in scenarios]
     source = _catalog(catalog_path, overrides)
-    inv = _read(inventory, source, input_format, sheet)
+    inv = planned_inventory(inventory, source, input_format, sheet)
     with progress_bar(quiet, "planning") as advance:
         result = whatif(
             inv,
@@ -247,7 +233,7 @@ def sweep_command(
         raise click.UsageError(f"--chart {chart}: expected a file ending in .svg or .png")
     parameters = [Parameter.parse_range(p, r) for p, r in zip(params, ranges, strict=True)]
     source = _catalog(catalog_path, overrides)
-    inv = _read(inventory, source, input_format, sheet)
+    inv = planned_inventory(inventory, source, input_format, sheet)
     with progress_bar(quiet, "sweeping") as advance:
         result = sweep(
             inv,

@@ -9,10 +9,11 @@ they come back in the order the jobs were given.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
+from typing import Any
 
 from placement.catalog import CatalogSource, read_catalog
 from placement.errors import PlacementInputError
@@ -54,13 +55,20 @@ class PlanJob:
     solver: SolverOptions
 
 
-def planned_inventory(inventory: str | Inventory, catalog: CatalogSource) -> Inventory:
-    """The inventory of a batch, read once (a path) or as given."""
+def planned_inventory(
+    inventory: str | Inventory,
+    catalog: CatalogSource,
+    input_format: str | None = None,
+    sheet: str | None = None,
+) -> Inventory:
+    """The inventory of a batch, read once (a path, ``-`` for stdin) or as given."""
     if isinstance(inventory, Inventory):
         return inventory
     return read_inventory(
         inventory,
         list(catalog.catalog.accelerators),
+        input_format=input_format,
+        sheet=sheet,
         load_profiles=catalog.catalog.profile_kinds(),
     )
 
@@ -93,16 +101,24 @@ def run_jobs(
             if progress:
                 progress(done, len(jobs))
         return plans
-    results: list[Plan | None] = [None] * len(jobs)
     # forkserver: workers start from a clean process, never from a copy of this one's threads.
     with ProcessPoolExecutor(
         max_workers=min(workers, len(jobs)), mp_context=get_context("forkserver")
     ) as pool:
-        futures = {pool.submit(run_job, job): i for i, job in enumerate(jobs)}
-        for done, future in enumerate(as_completed(futures), start=1):
-            results[futures[future]] = future.result()
-            if progress:
-                progress(done, len(jobs))
+        futures = [pool.submit(run_job, job) for job in jobs]
+        return _in_order(futures, as_completed(futures), progress)
+
+
+def _in_order(
+    futures: Sequence[Any], completed: Iterable[Any], progress: Progress | None
+) -> list[Plan]:
+    """The futures' results in submission order, reporting progress as each completes."""
+    position = {id(future): i for i, future in enumerate(futures)}
+    results: list[Plan | None] = [None] * len(futures)
+    for done, future in enumerate(completed, start=1):
+        results[position[id(future)]] = future.result()
+        if progress:
+            progress(done, len(futures))
     return [r for r in results if r is not None]
 
 
@@ -128,10 +144,4 @@ def _on_dask(jobs: Sequence[PlanJob], scheduler: str, progress: Progress | None)
     with client:
         # pure=False: two equal jobs are still two runs (Dask would otherwise merge them).
         futures = client.map(run_job, list(jobs), pure=False)
-        index = {future.key: i for i, future in enumerate(futures)}
-        results: list[Plan | None] = [None] * len(jobs)
-        for done, future in enumerate(dask_completed(futures), start=1):
-            results[index[future.key]] = future.result()
-            if progress:
-                progress(done, len(jobs))
-    return [r for r in results if r is not None]
+        return _in_order(futures, dask_completed(futures), progress)

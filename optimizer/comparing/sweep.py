@@ -34,6 +34,7 @@ from placement.comparing.batch import (
     run_jobs,
 )
 from placement.comparing.diff import plan_diff
+from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions
@@ -136,9 +137,9 @@ class SweepResult:
         """One row per grid point: the values, cost, shares and decisions."""
         rows = []
         best = self.optimum
+        accelerators = sorted({a.accelerator for q in self.points for a in q.plan.assignments})
         for p in self.points:
             plan = p.plan
-            hours = sum(a.chip_hours for a in plan.assignments)
             row: dict[str, Any] = {
                 par.path: v for par, v in zip(self.parameters, p.values, strict=True)
             }
@@ -152,9 +153,9 @@ class SweepResult:
                 "migrations": ", ".join(m.platform for m in plan.migrations),
                 "optimum": p is best,
             }
-            for acc in sorted({a.accelerator for q in self.points for a in q.plan.assignments}):
-                used = sum(a.chip_hours for a in plan.assignments if a.accelerator == acc)
-                row[f"share_{acc}"] = round(used / hours, 4) if hours else 0.0
+            shares = chip_hours_share(plan)
+            for acc in accelerators:
+                row[f"share_{acc}"] = shares.get(acc, 0.0)
             rows.append(row)
         return pd.DataFrame(rows)
 
@@ -245,10 +246,9 @@ def sweep(
         for (x0, p0), (x1, p1) in itertools.pairwise(row):
             if decisions(p0) != decisions(p1):
                 open_.append((x0, p0, x1, p1, y))
-    while open_ and any(abs(hi - lo) > tolerance * step for lo, _, hi, _, _ in open_):
-        narrowing = [
-            i for i, (lo, _, hi, _, _) in enumerate(open_) if abs(hi - lo) > tolerance * step
-        ]
+    while narrowing := [
+        i for i, (lo, _, hi, _, _) in enumerate(open_) if abs(hi - lo) > tolerance * step
+    ]:
         mids = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
         found = run_jobs(
             [

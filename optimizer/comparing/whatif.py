@@ -75,13 +75,18 @@ class WhatIfResult:
         }
 
 
-def summary_row(name: str, plan: Plan) -> dict[str, Any]:
-    """The figures of one plan that a comparison shows."""
-    costs = plan.cost_breakdown
+def chip_hours_share(plan: Plan) -> dict[str, float]:
+    """The share of the plan's chip-hours on each accelerator it uses (4 decimals)."""
     hours = sum(a.chip_hours for a in plan.assignments)
     by_accelerator: dict[str, float] = {}
     for a in plan.assignments:
         by_accelerator[a.accelerator] = by_accelerator.get(a.accelerator, 0.0) + a.chip_hours
+    return {acc: round(h / hours, 4) if hours else 0.0 for acc, h in sorted(by_accelerator.items())}
+
+
+def summary_row(name: str, plan: Plan) -> dict[str, Any]:
+    """The figures of one plan that a comparison shows."""
+    costs = plan.cost_breakdown
     bought = [c for c in plan.commitments if not c.owned]
     finops = plan.finops
     base = plan.baselines
@@ -93,9 +98,7 @@ def summary_row(name: str, plan: Plan) -> dict[str, Any]:
         "commitments_usd": costs.reserved_usd,
         "porting_amortized_usd": costs.porting_amortized_usd,
         "migration_amortized_usd": costs.migration_amortized_usd,
-        "chip_hours_share": {
-            acc: round(h / hours, 4) if hours else 0.0 for acc, h in sorted(by_accelerator.items())
-        },
+        "chip_hours_share": chip_hours_share(plan),
         "commitments_bought_monthly_usd": round(sum(c.monthly_cost_usd for c in bought), 2),
         "commitments_bought": [
             f"{c.units} x {c.unit_chips} {c.accelerator} {c.pricing}"

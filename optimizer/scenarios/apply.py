@@ -22,7 +22,7 @@ from placement.models.catalog import Catalog
 from placement.reading import Inventory, read_inventory
 from placement.reading.problems import InputError, InputProblem
 from placement.reading.tables import FEATURE_COLUMNS
-from placement.scenarios.files import InventoryChange, Scenario, ScenarioError
+from placement.scenarios.files import InventoryChange, Scenario, ScenarioError, scenario_problem
 
 _ACTION_COLUMN = {"pin": "pinned_accelerator", "profile": "load_profile"}
 
@@ -48,7 +48,8 @@ def scenario_catalog(
 def check_scenario(inventory: Inventory, catalog: CatalogSource, scenario: Scenario) -> None:
     """Apply the scenario only to raise its problems (before a batch of solves starts)."""
     changed = scenario_catalog(catalog, scenario)
-    effective = changed.catalog if isinstance(changed, CatalogSource) else catalog.catalog
+    assert isinstance(changed, CatalogSource)  # a source in, a source out
+    effective = changed.catalog
     scenario_inventory(inventory, scenario, list(effective.accelerators), effective.profile_kinds())
 
 
@@ -106,15 +107,7 @@ def _after_changes(
 
 
 def _problem(file: str, change: InventoryChange, message: str, value: Any = None) -> Problem:
-    at = f", line {change.line}" if change.line is not None else ""
-    return Problem(
-        f"{file}: {change.label}: {message}{at}",
-        file,
-        line=change.line,
-        column=change.label,
-        value=value,
-        expected=message,
-    )
+    return scenario_problem(file, change.label, message, change.line, value)
 
 
 def matching(frame: pd.DataFrame, change: InventoryChange, file: str) -> pd.Series:

@@ -77,12 +77,11 @@ class Scenario:
     settings: tuple[Setting, ...] = ()
     changes: tuple[InventoryChange, ...] = field(default_factory=tuple)
 
-    @property
-    def changes_nothing(self) -> bool:
-        return not self.settings and not self.changes
 
-
-def _problem(path: str, where: str, message: str, line: int | None, value: Any = None) -> Problem:
+def scenario_problem(
+    path: str, where: str, message: str, line: int | None, value: Any = None
+) -> Problem:
+    """A problem of a scenario file, located by its entry (``where``) and line."""
     at = f", line {line}" if line is not None else ""
     return Problem(
         f"{path}: {where}: {message}{at}",
@@ -95,8 +94,8 @@ def _problem(path: str, where: str, message: str, line: int | None, value: Any =
 
 
 def _lines(node: yaml.Node | None) -> dict[str, Any]:
-    """Line numbers (from 1) and the written text of scalars, by top-level key, from the
-    composed document (safe_load loses both)."""
+    """Line numbers (from 1) and value nodes, by top-level key, from the composed document
+    (safe_load loses the lines)."""
     out: dict[str, Any] = {}
     if not isinstance(node, yaml.MappingNode):
         return out
@@ -133,14 +132,16 @@ def read_scenario(path: str | Path) -> Scenario:
     except (UnicodeDecodeError, yaml.YAMLError) as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise ScenarioError([_problem(name, "(file)", f"not valid YAML: {err}", line)]) from None
+        raise ScenarioError(
+            [scenario_problem(name, "(file)", f"not valid YAML: {err}", line)]
+        ) from None
     problems: list[Problem] = []
     if document is None:
         document = {}
     if not isinstance(document, dict):
         raise ScenarioError(
             [
-                _problem(
+                scenario_problem(
                     name, "(top level)", "a mapping with name, description, catalog, inventory", 1
                 )
             ]
@@ -150,7 +151,7 @@ def read_scenario(path: str | Path) -> Scenario:
     for key in document:
         if key not in known:
             problems.append(
-                _problem(
+                scenario_problem(
                     name,
                     str(key),
                     f"unknown key; expected one of: {', '.join(sorted(known))}",
@@ -160,12 +161,16 @@ def read_scenario(path: str | Path) -> Scenario:
     title = document.get("name")
     if not isinstance(title, str) or not title.strip():
         problems.append(
-            _problem(name, "name", "a non-empty text", lines.get("name", {}).get("line"), title)
+            scenario_problem(
+                name, "name", "a non-empty text", lines.get("name", {}).get("line"), title
+            )
         )
     description = document.get("description", "")
     if not isinstance(description, str):
         problems.append(
-            _problem(name, "description", "a text", lines.get("description", {}).get("line"))
+            scenario_problem(
+                name, "description", "a text", lines.get("description", {}).get("line")
+            )
         )
     settings = _settings(name, document.get("catalog"), lines.get("catalog", {}), problems)
     changes = _changes(name, document.get("inventory"), lines.get("inventory", {}), problems)
@@ -188,7 +193,9 @@ def _settings(
         return []
     if not isinstance(catalog, dict):
         problems.append(
-            _problem(file, "catalog", "a mapping of dotted paths to values", where.get("line"))
+            scenario_problem(
+                file, "catalog", "a mapping of dotted paths to values", where.get("line")
+            )
         )
         return []
     written = _raw_scalars(where.get("node"))
@@ -196,7 +203,7 @@ def _settings(
     for path, value in catalog.items():
         text, line = written.get(str(path), (None, where.get("line")))
         if not isinstance(path, str) or not path.strip():
-            problems.append(_problem(file, f"catalog.{path}", "a dotted path", line))
+            problems.append(scenario_problem(file, f"catalog.{path}", "a dotted path", line))
             continue
         raw = text if text is not None else json.dumps(value)
         out.append(
@@ -212,7 +219,7 @@ def _changes(
         return []
     node = where.get("node")
     if not isinstance(inventory, list):
-        problems.append(_problem(file, "inventory", "a list of changes", where.get("line")))
+        problems.append(scenario_problem(file, "inventory", "a list of changes", where.get("line")))
         return []
     item_lines = (
         [item.start_mark.line + 1 for item in node.value]
@@ -224,14 +231,14 @@ def _changes(
         label = f"inventory[{index}]"
         if not isinstance(entry, dict):
             problems.append(
-                _problem(file, label, f"a mapping with one of: {', '.join(ACTIONS)}", line)
+                scenario_problem(file, label, f"a mapping with one of: {', '.join(ACTIONS)}", line)
             )
             continue
         actions = [key for key in entry if key in ACTIONS]
         unknown = [key for key in entry if key not in ACTIONS and key != "where"]
         if unknown or len(actions) != 1:
             problems.append(
-                _problem(
+                scenario_problem(
                     file,
                     label,
                     f"exactly one of {', '.join(ACTIONS)} (and an optional where); "
@@ -244,20 +251,22 @@ def _changes(
         argument = entry[action]
         message = _argument_problem(action, argument)
         if message:
-            problems.append(_problem(file, f"{label}.{action}", message, line, argument))
+            problems.append(scenario_problem(file, f"{label}.{action}", message, line, argument))
             continue
         if action == "add" and "where" in entry:
-            problems.append(_problem(file, f"{label}.where", "no filter for add", line))
+            problems.append(scenario_problem(file, f"{label}.where", "no filter for add", line))
             continue
         if action == "drop" and "where" not in entry:
             problems.append(
-                _problem(file, f"{label}.where", "a filter: drop needs to know what", line)
+                scenario_problem(file, f"{label}.where", "a filter: drop needs to know what", line)
             )
             continue
         filters = entry.get("where", {})
         if "where" in entry and (not isinstance(filters, dict) or not filters):
             problems.append(
-                _problem(file, f"{label}.where", "a mapping of columns to values", line, filters)
+                scenario_problem(
+                    file, f"{label}.where", "a mapping of columns to values", line, filters
+                )
             )
             continue
         accepted = {
