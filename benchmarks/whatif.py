@@ -66,6 +66,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     elapsed = time.perf_counter() - started
     plans = len(result.outcomes)
     statuses = sorted({o.plan.status for o in result.outcomes})
+    solver_s = sum(o.plan.solver.time_s or 0.0 for o in result.outcomes)
+    slowest = max(o.plan.solver.time_s or 0.0 for o in result.outcomes)
     met = elapsed < TARGET_SECONDS
     lines = [
         f"Measured {date.today().isoformat()} with `python -m benchmarks.whatif --scenarios "
@@ -79,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"| workloads each | {args.size:,} |",
         f"| whatif() total, s | {elapsed:.1f} |",
         f"| per plan, s (total / plans) | {elapsed / plans:.2f} |",
+        f"| HiGHS time of the plans' main solves, summed, s | {solver_s:.1f} |",
+        f"| slowest main solve, s | {slowest:.1f} |",
         f"| statuses | {', '.join(statuses)} |",
         "",
         f"Target ({args.scenarios} scenarios on {args.size:,} workloads in < "
