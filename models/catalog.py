@@ -611,6 +611,9 @@ class Economics(_Strict):
     porting_engineer_usd_per_week: MoneyRange
     # Engineer-weeks of porting per planning cycle; None: no cap.
     porting_capacity_weeks_per_cycle: Weeks | None = None
+    # One-off cost of moving a workload off the accelerator it runs on today (re-validation,
+    # data movement, cut-over). None (a catalog written before it existed): moving is free.
+    switching_usd_per_workload: MoneyRange | None = None
     # Plausibility limits: beyond them a volume or a size is a unit mistake, not a workload,
     # and the numbers would leave the range the solver handles. None (a catalog written before
     # they existed): no limit.

@@ -75,6 +75,33 @@ class Assignment(_Out):
     run_hours: float | None = Field(
         default=None, description="Work: the hours a month it holds its chips."
     )
+    current_accelerator: str | None = Field(
+        default=None, description="Where it runs today (the inventory's current_accelerator)."
+    )
+    switching_one_off_usd: float = Field(
+        default=0.0,
+        description="One-off cost of moving it off its current accelerator; 0 if it stays.",
+    )
+
+
+class RecommendedMove(_Out):
+    """A workload the plan moves off the accelerator it runs on today, and what that brings."""
+
+    workload_id: str
+    from_accelerator: str
+    to_accelerator: str
+    switching_one_off_usd: float
+    monthly_saving_usd: float | None = Field(
+        description="Its compute a month at on-demand rates where it runs today minus where it "
+        "goes (the options' monthly_cost_usd); None where it cannot stay (see reason)."
+    )
+    payback_months: float | None = Field(
+        default=None,
+        description="switching_one_off_usd / monthly_saving_usd; None where nothing is saved.",
+    )
+    reason: str = Field(
+        default="", description="Why it cannot stay, where its current place is infeasible."
+    )
 
 
 class Unplaced(_Out):
@@ -183,6 +210,11 @@ class CostBreakdown(_Out):
     reserved_usd: float
     porting_amortized_usd: float
     migration_amortized_usd: float
+    switching_amortized_usd: float = Field(
+        default=0.0,
+        description="One-off costs of moving workloads off their current accelerators, "
+        "amortized like porting.",
+    )
 
     @property
     def total_usd(self) -> float:
@@ -191,6 +223,7 @@ class CostBreakdown(_Out):
             + self.reserved_usd
             + self.porting_amortized_usd
             + self.migration_amortized_usd
+            + self.switching_amortized_usd
         )
 
 
@@ -214,11 +247,12 @@ class SolverInfo(_Out):
     termination: str = ""
 
 
-SCHEMA_VERSION = "1.4"
+SCHEMA_VERSION = "1.5"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
-and showback."""
+and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today (``current_accelerator``,
+``switching_one_off_usd`` per assignment), ``moves`` and ``switching_amortized_usd``."""
 
 
 class InputInfo(_Out):
@@ -293,6 +327,10 @@ class Plan(_Out):
     commitments: list[Commitment] = Field(default_factory=list)
     finops: FinOps | None = None
     slices: list[SliceUse] = Field(default_factory=list)
+    moves: list[RecommendedMove] = Field(
+        default_factory=list,
+        description="Workloads moved off the accelerator they run on today.",
+    )
     baselines: Baselines
     solver: SolverInfo
     message: str = ""

@@ -57,6 +57,10 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "peak_to_mean",
     "input_token_share",
     "load_profile",
+    "current_accelerator",
+    "start_month",
+    "end_month",
+    "monthly_growth",
 )
 KNOWN_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 NUMBER_COLUMNS: tuple[str, ...] = (
@@ -68,7 +72,12 @@ NUMBER_COLUMNS: tuple[str, ...] = (
     "context_tokens",
     "peak_to_mean",
     "input_token_share",
+    "start_month",
+    "end_month",
+    "monthly_growth",
 )
+MONTH_COLUMNS: tuple[str, ...] = ("start_month", "end_month")
+"""Number columns that hold whole months (month 1 is the first month planned)."""
 
 
 BOUNDS: dict[str, Bound] = {
@@ -118,6 +127,16 @@ BOUNDS: dict[str, Bound] = {
     "input_token_share": Bound(
         "input_token_share", minimum=0, maximum=1, why="a share of the month's tokens"
     ),
+    "start_month": Bound("start_month", minimum=1, maximum=120, why="ten years of months"),
+    "end_month": Bound("end_month", minimum=1, maximum=120, why="ten years of months"),
+    "monthly_growth": Bound(
+        "monthly_growth",
+        minimum=-1,
+        minimum_open=True,
+        maximum=10,
+        why="demand can fall by less than all of itself in a month; growing more than "
+        "elevenfold in a month is a unit mistake (a percentage written as a number)",
+    ),
 }
 """Every number column's accepted range; the upper bounds reflect physics and money with a wide
 margin: a value beyond one is a typo or a unit mistake, never a real workload (docs/inputs.md,
@@ -164,6 +183,11 @@ EXPECTED: dict[str, str] = {
     "peak_to_mean": _a_number(BOUNDS["peak_to_mean"]) + ", or empty",
     "input_token_share": _a_number(BOUNDS["input_token_share"]) + ", or empty",
     "load_profile": "a load profile name from the catalog, or empty",
+    "current_accelerator": "an accelerator name (where the workload runs today), or empty",
+    "start_month": "a whole number of months >= 1 and at most 120, or empty",
+    "end_month": "a whole number of months >= 1 and at most 120, or empty",
+    "monthly_growth": _a_number(BOUNDS["monthly_growth"])
+    + " (a fraction: 0.05 is 5% a month), or empty",
 }
 """What each column expects, in the words a planner reads after "expected"."""
 
@@ -290,6 +314,19 @@ def _number(field: str, *, required: bool) -> Callable[[Any], Any]:
     return parse
 
 
+def _month(field: str) -> Callable[[Any], Any]:
+    """A parser for a whole month number (``3`` or ``3.0``, not ``2.5``) within :data:`BOUNDS`."""
+    number = _number(field, required=False)
+
+    def parse(value: object) -> float | None:
+        month = number(value)
+        if month is not None and not float(month).is_integer():
+            raise _invalid(EXPECTED[field])
+        return month
+
+    return parse
+
+
 def _features(value: object) -> tuple[str, ...]:
     """``;``-separated names (or a JSON/YAML list), de-duplicated, in :data:`FEATURES` order."""
     if is_blank(value):
@@ -355,6 +392,9 @@ def _combination_errors(data: dict[str, Any]) -> list[InitErrorDetails]:
             "empty when h100_gpu_hours is given (it splits monthly_tokens_b; measured hours "
             "already include the prompts)",
         )
+    start, end = _as_number(data.get("start_month")), _as_number(data.get("end_month"))
+    if start is not None and end is not None and end < start:
+        add("end_month", f"at least start_month ({start:g}): a workload ends after it starts")
     active, total = _as_number(data.get("active_params_b")), _as_number(data.get("params_b"))
     if active is not None and total is not None and active > total:
         add("active_params_b", "at most params_b (the active parameters are part of the total)")
@@ -445,6 +485,14 @@ class Workload(BaseModel):
     load_profile: Annotated[str | None, BeforeValidator(_name("load_profile", required=False))] = (
         None
     )
+    current_accelerator: Annotated[
+        str | None, BeforeValidator(_name("current_accelerator", required=False))
+    ] = None
+    start_month: Annotated[float | None, BeforeValidator(_month("start_month"))] = None
+    end_month: Annotated[float | None, BeforeValidator(_month("end_month"))] = None
+    monthly_growth: Annotated[
+        float | None, BeforeValidator(_number("monthly_growth", required=False))
+    ] = None
 
     @field_validator("serving", mode="after")
     @classmethod
@@ -459,6 +507,14 @@ class Workload(BaseModel):
         names = (info.context or {}).get(ACCELERATOR_NAMES)
         if value is not None and names is not None and value not in names:
             raise _invalid(_one_of(names) + " (or empty for no pin)")
+        return value
+
+    @field_validator("current_accelerator", mode="after")
+    @classmethod
+    def _known_current(cls, value: str | None, info: ValidationInfo) -> str | None:
+        names = (info.context or {}).get(ACCELERATOR_NAMES)
+        if value is not None and names is not None and value not in names:
+            raise _invalid(_one_of(names) + " (or empty where it does not run yet)")
         return value
 
     @field_validator("load_profile", mode="after")

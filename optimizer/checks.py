@@ -74,6 +74,15 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     hours = catalog.economics.hours_per_month.value
     ported = {(p.family, p.platform) for p in plan.ported_families}
     migrated = {m.platform for m in plan.migrations}
+    # Where the team runs today: a platform in use is adopted, a family in use there ported.
+    current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
+    running = workloads[current.notna()]
+    in_use = {catalog.accelerators[str(a)].platform for a in current.dropna()}
+    ported_by_use = {
+        (str(f), catalog.accelerators[str(a)].platform)
+        for f, a in zip(running["model_family"], current.dropna(), strict=True)
+    }
+    migrated |= in_use
 
     for a in plan.assignments:
         w = by_id.loc[a.workload_id]
@@ -123,21 +132,32 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         if pin is not None and not pd.isna(pin) and pin != a.accelerator:
             problems.append(f"pin: {where}: pinned to {pin}")
         # Porting, migration and readiness.
-        needs_port = platform.porting_required and not bool(w["neuron_ready"])
+        needs_port = (
+            platform.porting_required
+            and not bool(w["neuron_ready"])
+            and (w["model_family"], acc.platform) not in ported_by_use
+        )
         if needs_port and (w["model_family"], acc.platform) not in ported:
             problems.append(f"porting: {where}: family {w['model_family']} is not ported")
         if not platform.adopted and acc.platform not in migrated:
             problems.append(f"migration: {where}: {acc.platform} migration not started")
         needed = w["needed_in_weeks"]
         if not pd.isna(needed):
+            adopted = platform.adopted or acc.platform in in_use
             pending = catalog.family_support(str(w["model_family"]), acc.platform) == "pending"
             ready = (
                 (platform.support_lag_weeks.value if pending and needs_port else 0.0)
                 + (platform.porting_weeks_per_family.value if needs_port else 0.0)
-                + (0.0 if platform.adopted else platform.migration_lead_weeks.value)
+                + (0.0 if adopted else platform.migration_lead_weeks.value)
             )
             if ready > needed + 1e-9:
                 problems.append(f"porting time: {where}: ready in {ready} weeks > {needed}")
+        switching = _switching_usd(w["current_accelerator"], a.accelerator, catalog)
+        if not _close(a.switching_one_off_usd, switching):
+            problems.append(
+                f"switching: {where}: one-off {a.switching_one_off_usd} but moving from "
+                f"{w['current_accelerator']} costs {switching}"
+            )
         problems += _coverage_problems(where, a, catalog, hours)
 
     problems += _slice_problems(plan, catalog)
@@ -163,12 +183,20 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     reserved = sum(c.monthly_cost_usd for c in plan.commitments)
     porting = sum(p.one_off_usd for p in plan.ported_families) / months
     migration = sum(m.one_off_usd for m in plan.migrations) / months
+    switching = (
+        sum(
+            _switching_usd(by_id.loc[a.workload_id, "current_accelerator"], a.accelerator, catalog)
+            for a in plan.assignments
+        )
+        / months
+    )
     n = max(1, len(plan.assignments))
     for label, expected, got in (
         ("on_demand_usd", on_demand, cb.on_demand_usd),
         ("reserved_usd", reserved, cb.reserved_usd),
         ("porting_amortized_usd", porting, cb.porting_amortized_usd),
         ("migration_amortized_usd", migration, cb.migration_amortized_usd),
+        ("switching_amortized_usd", switching, cb.switching_amortized_usd),
     ):
         if not _close(expected, got, 0.01 * n + TOLERANCE_USD):
             problems.append(f"cost breakdown: {label} is {got} but its items add to {expected:.2f}")
@@ -187,6 +215,15 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
                 f"showback: shares add to {shown} != total {plan.objective_monthly_usd}"
             )
     return problems
+
+
+def _switching_usd(current: object, accelerator: str, catalog: Catalog) -> float:
+    """What moving a workload from ``current`` (None or NaN: it runs nowhere yet) to
+    ``accelerator`` costs: nothing if it stays."""
+    price = catalog.economics.switching_usd_per_workload
+    if price is None or current is None or pd.isna(current) or current == accelerator:
+        return 0.0
+    return price.value
 
 
 def _rate(catalog: Catalog, pricing: str, accelerator: str) -> float:

@@ -412,8 +412,8 @@ def solution_costs(
     adopted: list[str],
     catalog: Catalog,
 ) -> dict[str, float]:
-    """The cost breakdown of a set of decisions, from the catalog (the objective's four terms):
-    on demand, the commitments held (bought and owned), porting and migration."""
+    """The cost breakdown of a set of decisions, from the catalog (the objective's terms): on
+    demand, the commitments held (bought and owned), porting, migration and switching."""
     months = catalog.economics.amortization_months.value
     on_demand = (
         float(
@@ -434,4 +434,7 @@ def solution_costs(
             catalog.platforms[s].migration_one_off_usd.value for s in adopted
         )
         / months,
+        "switching_amortized_usd": float(chosen["switching_usd"].sum()) / months
+        if len(chosen)
+        else 0.0,
     }

@@ -618,7 +618,10 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
         + \\underbrace{\\sum_q P_q z_q + \\sum_q H Z_q + C^{owned}}_{\\text{commitments}}
         + \\sum_{(f,s)} \\frac{w_s E}{M} \\mathit{port}_{f,s}
         + \\sum_s \\frac{G_s}{M} \\mathit{adopt}_s
+        + \\sum_{(j,a)} \\frac{K_{j,a}}{M} x_{j,a}
 
+    ``K_{j,a}`` is the one-off cost of moving workload j off the accelerator it runs on today
+    (``switching_usd``: the catalog's switching cost for every accelerator but its current one),
     ``c_a`` the on-demand rate, ``P_q`` a reservation unit's monthly price, ``Z_q`` a savings
     plan's USD per hour (paid ``H`` hours a month), ``C^{owned}`` what owned commitments cost.
     """
@@ -653,6 +656,11 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
             (var, catalog.platforms[s].migration_one_off_usd.value / months)
             for s, var in model.adopt.items()
         ]
+    )
+    model.costs["switching_amortized_usd"] = model.placed(
+        (int(oid), float(k) / months)
+        for oid, k in zip(opts.index, opts["switching_usd"], strict=True)
+        if k > 0
     )
     objective = pulp.LpAffineExpression()
     for expr in model.costs.values():

@@ -2,7 +2,8 @@
 porting cap and the pins (the pool model then prices it like any plan).
 
 A workload's cost on an accelerator is its cheapest option there as if fully on it (on demand,
-or all its chip-hours at a commitment's rate). With a porting cap, ports are kept in order of
+or all its chip-hours at a commitment's rate), plus its amortized switching cost where it runs
+elsewhere today. With a porting cap, ports are kept in order of
 the saving they bring (the sum, over the workloads that would use them, of the cost of their
 best option without a new port minus the cost with it) while their weeks fit; workloads whose
 port is not kept take their cheapest option without one.
@@ -23,13 +24,16 @@ def greedy_placement(options: pd.DataFrame, catalog: Catalog) -> dict[int, str]:
     per_accelerator = (
         feasible.groupby(["workload", "accelerator"], sort=True)
         .agg(
-            cost=("monthly_cost_usd", "min"),
+            compute=("monthly_cost_usd", "min"),
+            switching=("switching_usd", "first"),
             needs_port=("needs_port", "first"),
             family=("family", "first"),
             platform=("platform", "first"),
         )
         .reset_index()
     )
+    months = catalog.economics.amortization_months.value
+    per_accelerator["cost"] = per_accelerator["compute"] + per_accelerator["switching"] / months
     cheapest = per_accelerator.loc[per_accelerator.groupby("workload")["cost"].idxmin()]
     cap = catalog.economics.porting_capacity_weeks_per_cycle
     if cap is None:

@@ -41,11 +41,13 @@ from placement.models.plan import (
     Plan,
     PlanStatus,
     PortedFamily,
+    RecommendedMove,
     ReservedPurchase,
     SliceUse,
     SolverInfo,
     Unplaced,
 )
+from placement.moves import recommended_moves
 from placement.output import write_output
 from placement.provenance import now_utc, run_info
 from placement.reading import Inventory, read_inventory
@@ -306,12 +308,14 @@ def assemble_plan(
     ported: list[PortedFamily] = []
     migrations: list[Migration] = []
     slices: list[SliceUse] = []
+    moves: list[RecommendedMove] = []
     finops_: FinOps | None = None
     costs = {
         "on_demand_usd": 0.0,
         "reserved_usd": 0.0,
         "porting_amortized_usd": 0.0,
         "migration_amortized_usd": 0.0,
+        "switching_amortized_usd": 0.0,
     }
     # Components are rounded to cents and the total is their sum, so the plan's total equals
     # its breakdown exactly (and the solver's objective to within a cent per component).
@@ -326,6 +330,12 @@ def assemble_plan(
             if round(c.chip_hours, 3) > 0:
                 coverage.setdefault(int(c.workload), {})[str(c.pricing)] = round(c.chip_hours, 3)
         showback = showback_usd(solution, catalog, sum(breakdown.values()))
+        current_of = {
+            int(w): str(a)
+            for w, a in workloads.get("current_accelerator", pd.Series(dtype=object)).items()
+            if a is not None and not pd.isna(a)
+        }
+        moves = recommended_moves(estimates.options, solution.chosen, workloads, catalog)
         for row in _records(solution.chosen):
             w = int(row["workload"])
             paid = coverage.get(w, {})
@@ -347,6 +357,8 @@ def assemble_plan(
                     showback_monthly_usd=showback.get(w, 0.0),
                     load_profile=str(row["load_profile"]),
                     run_hours=_rounded(row["run_hours"], 3),
+                    current_accelerator=current_of.get(w),
+                    switching_one_off_usd=round(float(row["switching_usd"]), 2),
                 )
             )
         purchases = reserved_purchases(solution, catalog)
@@ -403,6 +415,7 @@ def assemble_plan(
         commitments=held,
         finops=finops_,
         slices=slices,
+        moves=moves,
         baselines=baselines,
         solver=SolverInfo(
             name=result.solver,

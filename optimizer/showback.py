@@ -12,6 +12,8 @@ The rule (docs/formulation.md, "Showback"):
    platform that needed it, by chip-hours.
 4. **Migration**: each programme's amortized cost is shared by the workloads on that platform,
    by chip-hours.
+5. **Switching**: a workload moved off the accelerator it runs on today pays its own amortized
+   switching cost.
 
 Shares are rounded to cents by the largest-remainder rule so that they sum exactly to the
 plan's total.
@@ -81,6 +83,8 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
         cost = catalog.platforms[platform].migration_one_off_usd.value / months
         if not _spread(cost, weights, share):
             _spread(cost, hours, share)
+    for w, one_off in zip(chosen["workload"].astype(int), chosen["switching_usd"], strict=True):
+        share[w] += float(one_off) / months
     return _cents_summing_to(dict(share), total_usd)
 
 

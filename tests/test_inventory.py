@@ -58,6 +58,10 @@ EXPECTED = pd.DataFrame(
         "peak_to_mean": [np.nan, np.nan, np.nan],
         "input_token_share": [np.nan, np.nan, np.nan],
         "load_profile": pd.Series([None, None, None], dtype=object),
+        "current_accelerator": pd.Series([None, None, None], dtype=object),
+        "start_month": [np.nan, np.nan, np.nan],
+        "end_month": [np.nan, np.nan, np.nan],
+        "monthly_growth": [np.nan, np.nan, np.nan],
         "needs_flash_attention": [True, False, False],
         "needs_lora": [False, False, True],
         "needs_lora_multi_rank": [False, False, False],
@@ -418,6 +422,13 @@ RULES = [
     ({"input_token_share": "1.2", "kind": "inference"}, "input_token_share", "1.2", "at most 1"),
     ({"context_tokens": "0"}, "context_tokens", "0", "a number > 0 and at most 10,000,000"),
     ({"active_params_b": "-1"}, "active_params_b", "-1", "a number > 0"),
+    ({"current_accelerator": "tpu"}, "current_accelerator", "tpu", "one of: trn2, h100"),
+    ({"start_month": "2.5"}, "start_month", "2.5", "a whole number of months >= 1"),
+    ({"start_month": "0"}, "start_month", "0", "a whole number of months >= 1"),
+    ({"end_month": "121"}, "end_month", "121", "at most 120"),
+    ({"start_month": "4", "end_month": "3"}, "end_month", "3", "at least start_month (4)"),
+    ({"monthly_growth": "-1"}, "monthly_growth", "-1", "a number > -1"),
+    ({"monthly_growth": "25"}, "monthly_growth", "25", "(a fraction: 0.05 is 5% a month)"),
 ]
 
 

@@ -98,6 +98,7 @@ def summary_row(name: str, plan: Plan) -> dict[str, Any]:
         "commitments_usd": costs.reserved_usd,
         "porting_amortized_usd": costs.porting_amortized_usd,
         "migration_amortized_usd": costs.migration_amortized_usd,
+        "switching_amortized_usd": costs.switching_amortized_usd,
         "chip_hours_share": chip_hours_share(plan),
         "commitments_bought_monthly_usd": round(sum(c.monthly_cost_usd for c in bought), 2),
         "commitments_bought": [

@@ -16,7 +16,9 @@ reference chip-hours, context):
 * the deployment shape (``shapes``): replicas of a valid replica size that hold the model, the
   cheapest that meets the SLO (under load, for online serving: ``latency``);
 * porting readiness: weeks until the family runs on the platform (support lag + porting + migration
-  lead if the platform is not adopted yet).
+  lead if the platform is not adopted yet); a platform or family in use today (``current``) needs
+  neither;
+* switching: the one-off cost of moving the workload off the accelerator it runs on today.
 
 An option is infeasible when a feature is unsupported, no shape meets the TTFT SLO, the family is
 not ready by ``needed_in_weeks``, a pin excludes it, or it would keep more chips busy all month
@@ -32,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from placement.estimating.attributes import by_class, workload_attributes
+from placement.estimating.current import CurrentState, current_state, switching_usd
 from placement.estimating.features import feature_effects
 from placement.estimating.latency import ttft_per_chip_power
 from placement.estimating.profiles import LoadFigures, load_figures, workload_profiles
@@ -57,6 +60,7 @@ OPTION_COLUMNS: tuple[str, ...] = (
     "needs_port",
     "needs_migration",
     "ready_weeks",
+    "switching_usd",
     "memory_gb",
     "fit_chips",
     "sizing",
@@ -195,9 +199,17 @@ def _sizing(
 
 
 def accelerator_estimates(
-    workloads: pd.DataFrame, attrs: pd.DataFrame, catalog: Catalog, accelerator: str
+    workloads: pd.DataFrame,
+    attrs: pd.DataFrame,
+    catalog: Catalog,
+    accelerator: str,
+    state: CurrentState | None = None,
 ) -> pd.DataFrame:
-    """Chips, chip-hours, TTFT and feasibility of every workload on one accelerator."""
+    """Chips, chip-hours, TTFT and feasibility of every workload on one accelerator.
+
+    ``state`` (where the team runs today; by default read from the workloads): a platform in
+    use is adopted, a family in use on a porting platform is ported there."""
+    state = state or current_state(workloads, catalog)
     acc = catalog.accelerators[accelerator]
     platform = catalog.platforms[acc.platform]
     econ = catalog.economics
@@ -270,10 +282,12 @@ def accelerator_estimates(
     families = workloads["model_family"]
     pending = {f: catalog.family_support(f, acc.platform) == "pending" for f in families.unique()}
     family_pending = families.map(pending).astype(bool)
-    needs_port = platform.porting_required & ~workloads["neuron_ready"].astype(bool)
+    in_use = families.map(lambda f: (f, acc.platform) in state.ported).astype(bool)
+    needs_port = platform.porting_required & ~workloads["neuron_ready"].astype(bool) & ~in_use
     lag = np.where(family_pending & needs_port, platform.support_lag_weeks.value, 0.0)
     porting = np.where(needs_port, platform.porting_weeks_per_family.value, 0.0)
-    lead = 0.0 if platform.adopted else platform.migration_lead_weeks.value
+    adopted = state.adopted(catalog, acc.platform)
+    lead = 0.0 if adopted else platform.migration_lead_weeks.value
     ready_weeks = lag + porting + lead
 
     reasons: list[pd.Series] = []
@@ -356,8 +370,9 @@ def accelerator_estimates(
             "chip_hours": chip_hours,
             "ttft_ms": ttft,
             "needs_port": needs_port,
-            "needs_migration": not platform.adopted,
+            "needs_migration": not adopted,
             "ready_weeks": ready_weeks,
+            "switching_usd": switching_usd(workloads, catalog, accelerator),
             "memory_gb": attrs["memory_gb"],
             "fit_chips": fit_chips,
             "sizing": sizing,
@@ -376,9 +391,10 @@ def accelerator_estimates(
 def estimate(workloads: pd.DataFrame, catalog: Catalog) -> Estimates:
     """Every (workload, accelerator, pricing) option with its numbers and feasibility."""
     attrs = workload_attributes(workloads, catalog)
+    state = current_state(workloads, catalog)
     frames = []
     for accelerator, acc in catalog.accelerators.items():
-        per_acc = accelerator_estimates(workloads, attrs, catalog, accelerator)
+        per_acc = accelerator_estimates(workloads, attrs, catalog, accelerator, state)
         on_demand_rate = acc.on_demand_usd_per_chip_hour.value
         for pricing in catalog.payable_options(accelerator):
             option = catalog.pricing_options[pricing]

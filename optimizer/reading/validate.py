@@ -186,7 +186,7 @@ def _frame(
             columns[field] = np.array(fields[field], dtype="float64")  # None becomes NaN
         elif field == "neuron_ready":
             columns[field] = np.array(fields[field], dtype=bool)
-        elif field in ("serving", "pinned_accelerator", "load_profile"):
+        elif field in ("serving", "pinned_accelerator", "load_profile", "current_accelerator"):
             columns[field] = pd.Series(fields[field], dtype=object)  # keeps None, not NaN
         else:
             columns[field] = pd.array(fields[field], dtype="str")

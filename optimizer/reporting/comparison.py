@@ -47,6 +47,7 @@ def _lines(row: dict[str, Any]) -> list[tuple[str, str]]:
         ("  commitments", usd(row["commitments_usd"])),
         ("  porting (amortized)", usd(row["porting_amortized_usd"])),
         ("  migration (amortized)", usd(row["migration_amortized_usd"])),
+        ("  switching (amortized)", usd(row["switching_amortized_usd"])),
         ("chip-hours by accelerator", shares),
         ("commitments bought", usd(row["commitments_bought_monthly_usd"]) + "/month"),
         ("commitment coverage", _percent(row["commitment_coverage"])),

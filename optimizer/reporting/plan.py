@@ -108,6 +108,11 @@ def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
         ("  commitments", usd(cb.reserved_usd)),
         ("  porting (amortized)", usd(cb.porting_amortized_usd)),
         ("  migration (amortized)", usd(cb.migration_amortized_usd)),
+        *(
+            [("  switching (amortized)", usd(cb.switching_amortized_usd))]
+            if cb.switching_amortized_usd
+            else []
+        ),
         ("workloads", f"{len(plan.assignments):,} planned, {len(plan.unplaced):,} unplaced"),
         *_finops_lines(plan),
         (
@@ -222,7 +227,39 @@ def _decision_sections(plan: Plan) -> list[_Section]:
         ]
         headers = ("item", "one-off $", "$/month", "workloads")
         sections.append(_Section("Porting and migration", headers, one_offs))
+    if plan.moves:
+        sections.append(_moves_section(plan))
     return sections
+
+
+MOVES_SHOWN = 10
+"""Moves listed in the table and Markdown (those saving the most); the JSON lists all."""
+
+
+def _moves_section(plan: Plan) -> _Section:
+    """The workloads moved off their current accelerators, those saving the most first."""
+    ranked = sorted(
+        plan.moves,
+        key=lambda m: (m.monthly_saving_usd is not None, m.monthly_saving_usd or 0.0),
+        reverse=True,
+    )
+    rows = [
+        (
+            m.workload_id,
+            f"{m.from_accelerator} -> {m.to_accelerator}",
+            f"{m.switching_one_off_usd:,.0f}",
+            "cannot stay" if m.monthly_saving_usd is None else f"{m.monthly_saving_usd:,.0f}",
+            "" if m.payback_months is None else f"{m.payback_months:.1f}",
+        )
+        for m in ranked[:MOVES_SHOWN]
+    ]
+    if len(ranked) > MOVES_SHOWN:
+        rows.append(
+            (f"and {len(ranked) - MOVES_SHOWN:,} more (the JSON lists all)", "", "", "", "")
+        )
+    title = f"Moves ({len(ranked):,} workloads leave where they run today)"
+    headers = ("workload", "move", "one-off $", "saves $/month", "payback months")
+    return _Section(title, headers, rows, text_columns=2)
 
 
 def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
@@ -350,6 +387,7 @@ the assignments as sections."""
 def plan_rows(plan: Plan) -> pd.DataFrame:
     """One row per workload (placed or not), extra inventory columns carried through."""
     rows: list[dict[str, Any]] = []
+    today = any(a.current_accelerator for a in plan.assignments)
     for a in plan.assignments:
         rows.append(
             {
@@ -363,6 +401,14 @@ def plan_rows(plan: Plan) -> pd.DataFrame:
                 "why": a.why,
                 "replica_chips": a.replica_chips,
                 "replicas": a.replicas,
+                **(
+                    {
+                        "current_accelerator": a.current_accelerator,
+                        "switching_one_off_usd": a.switching_one_off_usd,
+                    }
+                    if today
+                    else {}
+                ),
                 **a.extra,
             }
         )
@@ -387,6 +433,9 @@ def plan_rows(plan: Plan) -> pd.DataFrame:
         "replica_chips",
         "replicas",
     ]
+    if today:
+        # Only where the inventory says where workloads run today, for the same reason.
+        columns += ["current_accelerator", "switching_one_off_usd"]
     frame = pd.DataFrame(rows)
     extras = [c for c in frame.columns if c not in columns]
     return frame.reindex(columns=columns + extras)

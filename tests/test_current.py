@@ -1,0 +1,124 @@
+"""Where the team is today: current accelerators, adoption and ports by use, switching costs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from placement.models.catalog import Catalog
+from tests.conftest import make_catalog, placement_of, run_plan, simple_catalog_dict, workload
+
+
+def _catalog(switching_usd: float | None, adopted: bool = True) -> Catalog:
+    """The simple catalog (one-month amortization) with a switching cost, and Neuron adopted
+    unless told otherwise, so that only compute and switching decide."""
+
+    def edit(data: dict[str, Any]) -> None:
+        data["platforms"]["neuron"]["adopted"] = adopted
+        econ = data["economics"]
+        if switching_usd is None:
+            econ.pop("switching_usd_per_workload", None)
+        else:
+            econ["switching_usd_per_workload"] = {
+                "low": switching_usd,
+                "high": switching_usd,
+                "source": "test",
+            }
+
+    return make_catalog(simple_catalog_dict(), edit)
+
+
+# A big training job that is cheaper on Trainium2 once its family runs there.
+JOB = workload("job", h100_gpu_hours=400, neuron_ready=True)
+
+
+def test_a_move_is_made_only_when_its_saving_beats_its_switching_cost() -> None:
+    free = _catalog(0.0)
+    moved = run_plan([{**JOB, "current_accelerator": "h100"}], free).plan
+    stay = run_plan([{**JOB, "pinned_accelerator": "h100"}], free).plan
+    assert placement_of_plan(moved) == "trn2"
+    assert moved.objective_monthly_usd is not None and stay.objective_monthly_usd is not None
+    saving = stay.objective_monthly_usd - moved.objective_monthly_usd
+    assert saving > 1
+    months = free.economics.amortization_months.value
+    for factor, expected in ((0.9, "trn2"), (1.1, "h100")):
+        switching = factor * saving * months
+        result = run_plan([{**JOB, "current_accelerator": "h100"}], _catalog(switching))
+        plan = result.plan
+        assert placement_of_plan(plan) == expected
+        if expected == "trn2":
+            assert plan.objective_monthly_usd == pytest.approx(
+                moved.objective_monthly_usd + switching / months, abs=0.02
+            )
+            assert plan.cost_breakdown.switching_amortized_usd == pytest.approx(
+                switching / months, abs=0.01
+            )
+            [move] = plan.moves
+            assert (move.workload_id, move.from_accelerator, move.to_accelerator) == (
+                "job",
+                "h100",
+                "trn2",
+            )
+            assert move.switching_one_off_usd == pytest.approx(switching, abs=0.01)
+            on_demand = {
+                o.accelerator: o.monthly_cost_usd
+                for o in plan.assignments[0].options
+                if o.pricing == "on_demand"
+            }
+            expected_saving = on_demand["h100"] - on_demand["trn2"]
+            assert move.monthly_saving_usd == pytest.approx(expected_saving, abs=0.01)
+            assert move.payback_months == pytest.approx(switching / expected_saving, abs=0.01)
+        else:
+            assert plan.objective_monthly_usd == pytest.approx(stay.objective_monthly_usd, abs=0.02)
+            assert plan.moves == []
+            assert plan.cost_breakdown.switching_amortized_usd == 0
+
+
+def placement_of_plan(plan: Any) -> str:
+    [assignment] = plan.assignments
+    return str(assignment.accelerator)
+
+
+def test_a_new_workload_pays_no_switching_cost() -> None:
+    plan = run_plan([JOB], _catalog(1e6)).plan
+    assert placement_of_plan(plan) == "trn2"
+    assert plan.cost_breakdown.switching_amortized_usd == 0 and plan.moves == []
+
+
+def test_a_workload_on_trainium2_today_stays_there_without_lead_time() -> None:
+    catalog = _catalog(100.0, adopted=False)
+    today = workload("today", h100_gpu_hours=400, needed_in_weeks=0, current_accelerator="trn2")
+    # The same job, new: Neuron is not adopted in the catalog and the job is needed now, so
+    # the migration lead time rules Trainium2 out...
+    new = run_plan([{**today, "current_accelerator": None}], catalog)
+    assert placement_of(new)["today"][0] == "h100"
+    # ...but where it runs on Trainium2 today, nothing needs porting or migrating to stay.
+    result = run_plan([today], catalog)
+    assert placement_of(result)["today"][0] == "trn2"
+    plan = result.plan
+    assert plan.migrations == [] and plan.ported_families == []
+    assert plan.cost_breakdown.migration_amortized_usd == 0
+    assert plan.cost_breakdown.porting_amortized_usd == 0
+    assert plan.assignments[0].current_accelerator == "trn2"
+    assert plan.assignments[0].switching_one_off_usd == 0
+
+
+def test_a_family_in_use_on_trainium2_needs_no_port_for_its_other_workloads() -> None:
+    catalog = _catalog(0.0, adopted=False)
+    rows = [
+        workload("running", h100_gpu_hours=400, current_accelerator="trn2"),
+        workload("another", h100_gpu_hours=400, needed_in_weeks=0),
+    ]
+    result = run_plan(rows, catalog)
+    assert placement_of(result)["another"][0] == "trn2"
+    assert result.plan.ported_families == [] and result.plan.migrations == []
+    options = result.plan.assignments[1].options
+    assert all(o.feasible for o in options if o.accelerator == "trn2")
+
+
+def test_a_catalog_without_a_switching_cost_moves_for_free() -> None:
+    plan = run_plan([{**JOB, "current_accelerator": "h100"}], _catalog(None)).plan
+    assert placement_of_plan(plan) == "trn2"
+    assert plan.moves[0].switching_one_off_usd == 0
+    assert plan.cost_breakdown.switching_amortized_usd == 0
