@@ -614,6 +614,9 @@ class Economics(_Strict):
     # One-off cost of moving a workload off the accelerator it runs on today (re-validation,
     # data movement, cut-over). None (a catalog written before it existed): moving is free.
     switching_usd_per_workload: MoneyRange | None = None
+    # Engineers porting at once over a horizon: a port holds one engineer for its weeks, so
+    # ports beyond this number queue. None: no cap.
+    porting_engineers: Units | None = None
     # Plausibility limits: beyond them a volume or a size is a unit mistake, not a workload,
     # and the numbers would leave the range the solver handles. None (a catalog written before
     # they existed): no limit.

@@ -247,12 +247,113 @@ class SolverInfo(_Out):
     termination: str = ""
 
 
+class RoadmapMonth(_Out):
+    """One month of a roadmap: what runs where, what starts and ends, and what it costs."""
+
+    month: int
+    cost_usd: float = Field(description="The plan's cost this month (the components' sum).")
+    on_demand_usd: float
+    commitments_usd: float = Field(description="Commitments held this month, bought or owned.")
+    porting_usd: float = Field(description="Ports starting this month (their one-off).")
+    migration_usd: float = Field(description="Migration programmes starting this month.")
+    switching_usd: float = Field(description="Workloads moving this month (their one-off).")
+    stay_cost_usd: float | None = Field(
+        description="What staying where the team is costs this month (every workload on its "
+        "interim place, commitments chosen as well as they can be)."
+    )
+    saving_usd: float | None = Field(description="stay_cost_usd - cost_usd.")
+    cumulative_saving_usd: float | None = Field(description="The running total of saving_usd.")
+    workloads_by_accelerator: dict[str, int] = Field(
+        description="Workloads running this month, by accelerator."
+    )
+    moves: list[str] = Field(description="Workloads that reach their target this month.")
+    ports_in_progress: list[str] = Field(description="family/platform ports under way.")
+    ports_ready: list[str] = Field(description="family/platform ports usable from this month.")
+    migrations_in_progress: list[str]
+    migrations_ready: list[str] = Field(description="Platforms usable from this month.")
+    commitments_bought: list[str] = Field(description="Purchases this month, as product x amount.")
+    commitments_expiring: list[str] = Field(
+        description="Commitments (owned or bought) whose last month this is."
+    )
+
+
+class RoadmapWorkload(_Out):
+    """Where one workload runs over the horizon."""
+
+    workload_id: str
+    interim_accelerator: str | None = Field(
+        description="Where it runs until its target is ready (today's place for a workload "
+        "that runs somewhere)."
+    )
+    target_accelerator: str
+    ready_month: int | None = Field(
+        description="The month it runs on its target from; None: not within the horizon."
+    )
+    current_accelerator: str | None = None
+
+
+class RoadmapStep(_Out):
+    """A port or a migration programme: when it starts, when it is usable, what it costs."""
+
+    item: str = Field(description="port or migration")
+    platform: str
+    family: str | None = None
+    start_month: int
+    ready_month: int = Field(description="Usable from the start of this month.")
+    one_off_usd: float
+
+
+class RoadmapPurchase(_Out):
+    """A commitment bought in a month of the horizon."""
+
+    month: int
+    product: str
+    pricing: str
+    accelerator: str | None
+    units: int | None
+    usd_per_hour: float | None
+    term_months: int
+    monthly_usd: float
+    after_horizon_usd: float = Field(description="Its payments after the horizon's last month.")
+
+
+class Roadmap(_Out):
+    """The plan month by month over a horizon (``--horizon N``)."""
+
+    horizon_months: int
+    total_usd: float = Field(
+        description="The horizon's cost: every month's, plus commitments' payments after it."
+    )
+    objective_monthly_usd: float = Field(description="total_usd / horizon_months.")
+    after_horizon_usd: float
+    stay_total_usd: float | None = Field(
+        description="What staying where the team is costs over the horizon, on the same basis."
+    )
+    payback_month: int | None = Field(
+        description="The first month from which the running saving against staying stays "
+        "positive; None if it never is."
+    )
+    first_year_net_usd: float | None = Field(
+        description="The running saving against staying after month 12 (or the horizon's "
+        "last month, if shorter)."
+    )
+    steady_state_month: int | None = Field(
+        description="The first month from which every workload runs on its target; None if "
+        "some never do within the horizon."
+    )
+    months: list[RoadmapMonth]
+    workloads: list[RoadmapWorkload]
+    steps: list[RoadmapStep]
+    purchases: list[RoadmapPurchase]
+
+
 SCHEMA_VERSION = "1.5"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
-and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today (``current_accelerator``,
-``switching_one_off_usd`` per assignment), ``moves`` and ``switching_amortized_usd``."""
+and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
+(``current_accelerator``, ``switching_one_off_usd`` per assignment), ``moves``,
+``switching_amortized_usd``, ``run.horizon_months`` and ``roadmap``."""
 
 
 class InputInfo(_Out):
@@ -305,6 +406,9 @@ class RunInfo(_Out):
     catalog: CatalogInfo
     overrides: list[str] = Field(description="The --set overrides, in the order applied.")
     scenario: str | None = Field(default=None, description="The scenario applied, if any.")
+    horizon_months: int | None = Field(
+        default=None, description="The horizon planned (--horizon), if any (schema 1.5)."
+    )
     scenario_file: ScenarioInfo | None = Field(
         default=None, description="The scenario file applied, if any (added in schema 1.4)."
     )
@@ -330,6 +434,11 @@ class Plan(_Out):
     moves: list[RecommendedMove] = Field(
         default_factory=list,
         description="Workloads moved off the accelerator they run on today.",
+    )
+    roadmap: Roadmap | None = Field(
+        default=None,
+        description="The plan month by month, when a horizon is planned (--horizon N); the "
+        "plan's objective and cost breakdown are then the horizon's monthly averages.",
     )
     baselines: Baselines
     solver: SolverInfo

@@ -21,6 +21,7 @@ from rich.console import Console
 
 from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
 from placement.errors import PlacementInputError, Problem
+from placement.horizon.timeline import MAX_HORIZON_MONTHS
 from placement.output import STDOUT, check_output_path, is_regular_target, write_files
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
 from placement.reading import INPUT_FORMATS, InputError, inventory_summary, read_inventory
@@ -124,6 +125,16 @@ db_option = click.option(
     "~/.local/share/placement/history.sqlite).",
 )
 """``--db``: where planning cycles are saved (plan --save, history, show, diff)."""
+
+horizon_option = click.option(
+    "--horizon",
+    type=click.IntRange(min=1, max=MAX_HORIZON_MONTHS),
+    metavar="MONTHS",
+    help="Plan month by month over this many months, from where workloads run today "
+    "(current_accelerator) to the plan: the ramp, ports and commitments in time. The "
+    "total is then the horizon's monthly average; JSON adds 'roadmap'. See docs/roadmap.md.",
+)
+"""``--horizon``: a roadmap over months instead of the steady-state month."""
 
 
 def error_document(title: str, problems: list[dict[str, Any]]) -> str:
@@ -233,6 +244,7 @@ def _view(
     help="Apply a what-if scenario file (YAML: catalog settings and inventory changes; "
     "--set still has the last word). See docs/scenarios.md.",
 )
+@horizon_option
 @click.option(
     "--write-model",
     type=click.Path(dir_okay=False),
@@ -284,6 +296,7 @@ def plan_command(
     time_limit: float | None,
     gap: float,
     scenario_path: str | None,
+    horizon: int | None,
     write_model: str | None,
     save: bool,
     cycle: str | None,
@@ -310,6 +323,7 @@ def plan_command(
         placement plan inv.csv --format json -o plan.json
         placement plan inv.xlsx --set economics.amortization_months=24
         placement plan inv.csv --scenario h100_price_cut.yaml
+        placement plan inv.csv --horizon 24
         placement plan inv.csv --save --cycle 2027-Q1
         cat inv.csv | placement plan - --input-format csv --summary
 
@@ -340,6 +354,7 @@ def plan_command(
             sheet=sheet,
             limit=SizeLimit(max_workloads),
             scenario=scenario,
+            horizon=horizon,
         )
     if history is not None and cycle:
         scenario_text = Path(scenario_path).read_text(encoding="utf-8") if scenario_path else None

@@ -29,6 +29,8 @@ from placement.formulation import (
     porting_one_off_usd,
 )
 from placement.greedy import greedy_placement
+from placement.horizon.formulation import COMPONENTS
+from placement.horizon.solve import solve_horizon
 from placement.models.catalog import Catalog
 from placement.models.plan import (
     Assignment,
@@ -53,7 +55,7 @@ from placement.provenance import now_utc, run_info
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
-from placement.showback import finops, pricing_coverage, showback_usd
+from placement.showback import finops, pricing_coverage, scaled_shares, showback_usd
 from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 
 _EVALUATIONS = TypeAdapter(list[OptionEvaluation])
@@ -427,6 +429,82 @@ def assemble_plan(
     )
 
 
+def _plan_horizon(
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    months: int,
+    extra_columns: tuple[str, ...],
+    progress: Progress,
+) -> tuple[Plan, SolveResult, Solution | None]:
+    """The roadmap over ``months``, and the steady-state plan of the end state it leads to,
+    with the objective, cost breakdown and showback of the horizon (monthly averages)."""
+    progress(f"building and solving the {months}-month roadmap ({solver.solver})")
+    horizon = solve_horizon(
+        estimates, catalog, months, solver.solver, solver.time_limit_s, solver.gap
+    )
+    roadmap = horizon.roadmap
+    if roadmap is None:
+        empty = compute_baselines(estimates, catalog, solver, None)
+        plan_ = assemble_plan(estimates, catalog, extra_columns, horizon.result, None, empty)
+        return plan_, horizon.result, None
+    progress("pricing the end state")
+    result, solution = solve_placement(
+        estimates,
+        catalog,
+        solver,
+        FormulationSettings(fixed_accelerators=horizon.end_placement),
+    )
+    progress("computing the baselines")
+    baselines = compute_baselines(estimates, catalog, solver, result.objective)
+    progress("assembling the plan and its explanations")
+    plan_ = assemble_plan(estimates, catalog, extra_columns, result, solution, baselines)
+    totals = {c: sum(getattr(m, c) for m in roadmap.months) for c in COMPONENTS}
+    breakdown = CostBreakdown(
+        on_demand_usd=round(totals["on_demand_usd"] / months, 2),
+        reserved_usd=round((totals["commitments_usd"] + roadmap.after_horizon_usd) / months, 2),
+        porting_amortized_usd=round(totals["porting_usd"] / months, 2),
+        migration_amortized_usd=round(totals["migration_usd"] / months, 2),
+        switching_amortized_usd=round(totals["switching_usd"] / months, 2),
+    )
+    objective = round(breakdown.total_usd, 2)
+    shares = scaled_shares(
+        {i: a.showback_monthly_usd or 0.0 for i, a in enumerate(plan_.assignments)}, objective
+    )
+    assignments = [
+        a.model_copy(update={"showback_monthly_usd": shares.get(i, 0.0)})
+        for i, a in enumerate(plan_.assignments)
+    ]
+    plan_ = plan_.model_copy(
+        update={
+            "status": _status(horizon.result),
+            "objective_monthly_usd": objective,
+            "cost_breakdown": breakdown,
+            "assignments": assignments,
+            "roadmap": roadmap.model_copy(update={"objective_monthly_usd": objective}),
+            "solver": SolverInfo(
+                name=horizon.result.solver,
+                time_s=round(horizon.result.time_s, 3),
+                gap=horizon.result.gap,
+                termination=horizon.result.termination,
+            ),
+        }
+    )
+    return plan_, horizon.result, solution
+
+
+def _status(result: SolveResult) -> PlanStatus:
+    """The plan status of a solve (see ``assemble_plan``)."""
+    statuses: dict[SolveStatus, PlanStatus] = {
+        SolveStatus.OPTIMAL: "optimal",
+        SolveStatus.FEASIBLE: "feasible",
+        SolveStatus.INFEASIBLE: "infeasible",
+        SolveStatus.NO_SOLUTION: "no_solution",
+        SolveStatus.ERROR: "no_solution",
+    }
+    return statuses[result.status]
+
+
 def _message(result: SolveResult) -> str:
     if result.status is SolveStatus.INFEASIBLE:
         return "no plan satisfies every constraint (check pins and the porting capacity cap)"
@@ -529,6 +607,7 @@ def plan(
     sheet: str | None = None,
     limit: SizeLimit | None = None,
     scenario: Scenario | None = None,
+    horizon: int | None = None,
 ) -> PlanResult:
     """Plan an inventory (a path, ``-`` for stdin, a DataFrame or a read ``Inventory``)
     against a catalog (a :class:`CatalogSource` from ``read_catalog`` also records where the
@@ -539,7 +618,9 @@ def plan(
     ``sheet`` names the workbook sheet to read. ``limit`` caps the inventory's size (by
     default, what this machine's available memory can plan); a larger one is refused before
     any work starts. ``scenario`` (from ``read_scenario``) changes the catalog, then the
-    inventory, before planning.
+    inventory, before planning. ``horizon`` (months) plans the roadmap month by month
+    (``placement.horizon``): the plan's objective and cost breakdown are then the horizon's
+    monthly averages, its assignments the end state the roadmap leads to.
     """
     started_at = now_utc()
     if scenario is not None:
@@ -569,6 +650,23 @@ def plan(
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
     _check_plausible_total(estimates, catalog, inventory.source)
+    if horizon is not None:
+        plan_, result, solution = _plan_horizon(
+            estimates, catalog, solver, horizon, inventory.extra_columns, progress
+        )
+        run = run_info(
+            inventory,
+            catalog,
+            source.origin if source else None,
+            solver.solver,
+            solver.time_limit_s,
+            solver.gap,
+            started_at,
+            scenario,
+        )
+        run = run.model_copy(update={"horizon_months": horizon})
+        plan_ = plan_.model_copy(update={"run": run})
+        return PlanResult(plan_, inventory, catalog, estimates, result, solution)
     progress(f"building and solving the model ({solver.solver})")
     # The greedy plan, priced (where it runs and what it commits to), is the search's
     # starting point (it can take HiGHS from seconds of searching to a fraction of one) and a

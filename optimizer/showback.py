@@ -88,6 +88,15 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
     return _cents_summing_to(dict(share), total_usd)
 
 
+def scaled_shares(shares: dict[int, float], total_usd: float) -> dict[int, float]:
+    """Shares scaled in proportion to sum to ``total_usd``, in cents (a horizon plan's shares
+    are its end state's, scaled to the horizon's monthly average)."""
+    whole = sum(shares.values())
+    if whole <= 0:
+        return _cents_summing_to({k: 0.0 for k in shares}, total_usd) if shares else {}
+    return _cents_summing_to({k: v * total_usd / whole for k, v in shares.items()}, total_usd)
+
+
 def _cents_summing_to(values: dict[int, float], total_usd: float) -> dict[int, float]:
     """Round to cents so that the parts sum to ``total_usd`` (itself in cents): floor every
     part, then move the cents the floors lost (one per part at most) by the largest

@@ -14,16 +14,24 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 import highspy
 import numpy as np
 import pulp
 
 from placement.errors import PlacementInputError
-from placement.formulation import PlacementModel
 
 SOLVERS = ("highs", "cbc")
+
+
 # 0.1%: closing the last 0.01% can take minutes at 10,000 workloads (docs/performance.md).
+class HasProblem(Protocol):
+    """A model to solve: anything holding a PuLP problem (the steady-state and roadmap models)."""
+
+    problem: pulp.LpProblem
+
+
 DEFAULT_GAP = 1e-3
 
 
@@ -148,7 +156,7 @@ def make_solver(
 
 
 def solve_model(
-    model: PlacementModel,
+    model: HasProblem,
     solver: str = "highs",
     time_limit: float | None = None,
     gap: float = DEFAULT_GAP,
@@ -200,7 +208,7 @@ def solve_model(
     )
 
 
-def _highs_failed(model: PlacementModel) -> bool:
+def _highs_failed(model: HasProblem) -> bool:
     """Whether HiGHS ended in its own error (PuLP reports that as "no solution found")."""
     highs = getattr(model.problem, "solverModel", None)
     return isinstance(highs, highspy.Highs) and highs.getModelStatus() in (
@@ -209,7 +217,7 @@ def _highs_failed(model: PlacementModel) -> bool:
     )
 
 
-def _gap(model: PlacementModel, solver: str, status: SolveStatus, gap: float) -> float | None:
+def _gap(model: HasProblem, solver: str, status: SolveStatus, gap: float) -> float | None:
     """The proven relative gap: HiGHS reports it; CBC's is bounded by the gap we asked for."""
     if status not in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE):
         return None

@@ -1,0 +1,179 @@
+"""Re-check a roadmap from its own content, the inventory and the catalog alone.
+
+Nothing here reads the model: durations, readiness, the porting capacity, terms and the money
+are recomputed month by month, so a bug in the formulation or the extraction shows up as a
+violation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from placement.horizon.timeline import month_factors, month_of_week, months_for
+from placement.models.catalog import Catalog
+from placement.models.plan import Plan, Roadmap
+
+TOLERANCE_USD = 0.05
+
+
+def check_roadmap(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[str]:
+    """Every violated rule of the roadmap, as sentences (empty when all hold)."""
+    roadmap = plan.roadmap
+    if roadmap is None:
+        return ["roadmap: missing"]
+    problems: list[str] = []
+    problems += _money_problems(plan, roadmap)
+    problems += _step_problems(roadmap, catalog)
+    problems += _workload_problems(roadmap, workloads, catalog)
+    problems += _purchase_problems(roadmap, catalog)
+    return problems
+
+
+def _close(a: float, b: float, tol: float = TOLERANCE_USD) -> bool:
+    return abs(a - b) <= max(tol, 1e-6 * max(abs(a), abs(b)))
+
+
+def _money_problems(plan: Plan, roadmap: Roadmap) -> list[str]:
+    problems = []
+    n = roadmap.horizon_months
+    if len(roadmap.months) != n or [m.month for m in roadmap.months] != list(range(1, n + 1)):
+        problems.append("months: not one entry per month of the horizon")
+    running = 0.0
+    for m in roadmap.months:
+        parts = (
+            m.on_demand_usd + m.commitments_usd + m.porting_usd + m.migration_usd + m.switching_usd
+        )
+        if not _close(parts, m.cost_usd):
+            problems.append(f"month {m.month}: components add to {parts:.2f}, not {m.cost_usd}")
+        if m.stay_cost_usd is not None and m.saving_usd is not None:
+            if not _close(m.stay_cost_usd - m.cost_usd, m.saving_usd):
+                problems.append(f"month {m.month}: saving is not stay - plan")
+            running += m.saving_usd
+            if m.cumulative_saving_usd is None or not _close(running, m.cumulative_saving_usd, 1):
+                problems.append(f"month {m.month}: running saving is not the sum of savings")
+    total = sum(m.cost_usd for m in roadmap.months) + roadmap.after_horizon_usd
+    if not _close(total, roadmap.total_usd, 0.01 * n + TOLERANCE_USD):
+        problems.append(f"total: months add to {total:.2f}, not {roadmap.total_usd}")
+    after = sum(p.after_horizon_usd for p in roadmap.purchases)
+    if not _close(after, roadmap.after_horizon_usd, 0.01 * len(roadmap.purchases) + 0.05):
+        problems.append(f"after the horizon: purchases add to {after:.2f}")
+    if plan.objective_monthly_usd is not None and not _close(
+        plan.objective_monthly_usd, roadmap.total_usd / n, 0.01 * n
+    ):
+        problems.append(
+            f"objective: {plan.objective_monthly_usd} is not the horizon's monthly average "
+            f"{roadmap.total_usd / n:.2f}"
+        )
+    if plan.objective_monthly_usd is not None and not _close(
+        plan.objective_monthly_usd, plan.cost_breakdown.total_usd, 0.05
+    ):
+        problems.append("objective: not the cost breakdown's total")
+    return problems
+
+
+def _step_problems(roadmap: Roadmap, catalog: Catalog) -> list[str]:
+    problems = []
+    ready_platform = {s.platform: s.ready_month for s in roadmap.steps if s.item == "migration"}
+    for s in roadmap.steps:
+        platform = catalog.platforms[s.platform]
+        if s.item == "migration":
+            lead = months_for(platform.migration_lead_weeks.value, catalog)
+            if s.ready_month - s.start_month != lead or s.start_month < 1:
+                problems.append(f"migration {s.platform}: {s.start_month}->{s.ready_month}")
+            continue
+        assert s.family is not None
+        lag = platform.support_lag_weeks.value
+        lag = lag if catalog.family_support(s.family, s.platform) == "pending" else 0.0
+        d = max(1, months_for(lag + platform.porting_weeks_per_family.value, catalog))
+        if s.ready_month - s.start_month != d or s.start_month < 1:
+            problems.append(f"port {s.family}/{s.platform}: takes {d} months, not as planned")
+        programme = ready_platform.get(s.platform)
+        if programme is not None and s.start_month < programme:
+            problems.append(f"port {s.family}/{s.platform}: starts before the migration is done")
+    engineers = catalog.economics.porting_engineers
+    if engineers is not None:
+        for m in range(1, roadmap.horizon_months + 1):
+            busy = sum(
+                1 for s in roadmap.steps if s.item == "port" and s.start_month <= m < s.ready_month
+            )
+            if busy > engineers:
+                problems.append(f"month {m}: {busy} ports at once > {engineers} engineers")
+    return problems
+
+
+def _workload_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catalog) -> list[str]:
+    problems = []
+    by_id = workloads.set_index("id", drop=False)
+    ports = {(s.family, s.platform): s.ready_month for s in roadmap.steps if s.item == "port"}
+    programmes = {s.platform: s.ready_month for s in roadmap.steps if s.item == "migration"}
+    factors = month_factors(workloads, roadmap.horizon_months)
+    position = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
+    current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
+    in_use = {catalog.accelerators[str(a)].platform for a in current.dropna()}
+    running = workloads.loc[current.notna(), "model_family"]
+    used_by = {
+        (str(f), catalog.accelerators[str(a)].platform)
+        for f, a in zip(running, current.dropna(), strict=True)
+    }
+    moves = 0
+    counts: dict[int, dict[str, int]] = {}
+    for w in roadmap.workloads:
+        row = by_id.loc[w.workload_id]
+        if not factors[position[w.workload_id]].any():
+            continue  # it does not run within the horizon
+        if w.ready_month is None:
+            problems.append(f"{w.workload_id}: no month on its target")
+            continue
+        if w.current_accelerator and w.current_accelerator != w.target_accelerator:
+            moves += 1
+        platform_name = catalog.accelerators[w.target_accelerator].platform
+        platform = catalog.platforms[platform_name]
+        adopted = platform.adopted or platform_name in in_use
+        needs_port = (
+            platform.porting_required
+            and not bool(row["neuron_ready"])
+            and (str(row["model_family"]), platform_name) not in used_by
+        )
+        if needs_port:
+            done = ports.get((str(row["model_family"]), platform_name))
+            if done is None or w.ready_month < done:
+                problems.append(f"{w.workload_id}: on {w.target_accelerator} before its port")
+        elif not adopted:
+            done = programmes.get(platform_name)
+            if done is None or w.ready_month < done:
+                problems.append(f"{w.workload_id}: on {w.target_accelerator} before migrating")
+        needed = row["needed_in_weeks"]
+        if not pd.isna(needed) and w.interim_accelerator is not None:
+            deadline = month_of_week(float(needed), catalog)
+            if deadline <= roadmap.horizon_months and w.ready_month > deadline:
+                problems.append(f"{w.workload_id}: ready in month {w.ready_month} > {deadline}")
+        for m in range(1, roadmap.horizon_months + 1):
+            if factors[position[w.workload_id], m - 1] <= 0:
+                continue
+            where = w.target_accelerator if m >= w.ready_month else w.interim_accelerator
+            if where is not None:
+                counts.setdefault(m, {})
+                counts[m][where] = counts[m].get(where, 0) + 1
+    for month in roadmap.months:
+        if month.workloads_by_accelerator != dict(sorted(counts.get(month.month, {}).items())):
+            problems.append(f"month {month.month}: workloads by accelerator do not add up")
+    price = catalog.economics.switching_usd_per_workload
+    switching = sum(m.switching_usd for m in roadmap.months)
+    expected = moves * (price.value if price is not None else 0.0)
+    if not _close(switching, expected, 0.01 * roadmap.horizon_months + TOLERANCE_USD):
+        problems.append(f"switching: {switching:.2f} paid for {moves} moves ({expected:.2f})")
+    return problems
+
+
+def _purchase_problems(roadmap: Roadmap, catalog: Catalog) -> list[str]:
+    problems = []
+    for p in roadmap.purchases:
+        term = catalog.pricing_options[p.pricing].term_months
+        if term != p.term_months:
+            problems.append(f"purchase {p.product} month {p.month}: term {p.term_months}")
+        beyond = max(0, p.month + p.term_months - 1 - roadmap.horizon_months)
+        if not math.isclose(p.after_horizon_usd, round(p.monthly_usd * beyond, 2), abs_tol=0.05):
+            problems.append(f"purchase {p.product} month {p.month}: payments after the horizon")
+    return problems

@@ -1,0 +1,725 @@
+"""The roadmap MILP: where every workload runs, month by month, over a horizon of N months.
+
+Sets as in the steady-state model (``placement.formulation``), plus months ``m = 1..N`` and
+readiness groups ``G``: a (family, platform) port, or a platform's migration programme for
+workloads that need no port there. Readiness is indexed by the month it holds from:
+``R_{G,k} = 1`` means ready by the start of month ``k`` (``k = 1..N+1``; ``N+1``: within the
+horizon).
+
+Decisions:
+
+* ``x_{j,a}`` binary: workload j's target accelerator (one per placeable workload, as in the
+  steady state). A target that needs no port and no migration is reached in month 1; one in a
+  readiness group G from the month ``G`` is ready; until then the workload runs on its interim
+  accelerator ``b_j`` (``placement.horizon.timeline``).
+* ``A_{s,k}`` binary, non-decreasing in k: platform s's migration programme done by month k.
+  It takes ``L_s`` months: ``A_{s,k} = 0`` for ``k <= L_s``. Adopted platforms: ``A = 1``.
+* ``P_{f,s,k}`` binary, non-decreasing: family f ported to s by month k. A port takes ``d_f``
+  months and starts once the programme is done: ``P_{f,s,k} <= A_{s,k-d}``, ``P = 0`` for
+  ``k <= d``. Ports in progress in month m, ``P_{f,s,min(m+d,N+1)} - P_{f,s,m}``, number at
+  most the catalog's ``porting_engineers``.
+* ``z_{q,m}`` integer: reservation units of product q bought in month m, held for its term
+  ``T_q``: ``held_{q,m} = o_q(m) + sum_{m-T_q < m' <= m} z_{q,m'}`` (``o_q(m)`` owned units
+  whose ``months_left >= m``); savings plans likewise in USD per hour (continuous).
+
+Demand. A workload's figures (serving chips at base and scaled with its profile, work
+chip-hours) times ``phi_j(m)`` are summed per group of workloads sharing (target, readiness
+group, interim, profile) into ``T_{g,m}`` (linear in x). The part running on the target is
+``Y_{g,m} = T_{g,m} R_{G,m}``, linearised exactly (R binary, ``0 <= T <= U``):
+
+.. math:: Y \\le T, \\quad Y \\le U R, \\quad Y \\ge T - U (1 - R), \\quad Y \\ge 0
+
+and the interim carries ``T^b_{g,m} - Y^b_{g,m}`` (the same workloads' figures there). Per
+accelerator, month and weekly slice t, the chips in use ``D_{a,m,t}`` follow the profiles as in
+the steady state (flexible work spread over its offered hours); commitments cover up to what
+is held, ``y_{q,m,t} <= U_q held_{q,m}`` and ``sum_a r_{q,a} v_{q,a,m,t} <= held^{USD}_{q,m}``,
+and no more than is in use.
+
+Objective: the horizon's cost,
+
+.. math:: \\sum_m \\Big[\\sum_a c_a \\sum_t w_t (D_{a,m,t} - \\mathit{cov}_{a,m,t})
+    + \\sum_q P_q \\mathit{held}^{bought}_{q,m} + C^{owned}_m\\Big]
+    + \\sum_q P_q \\sum_m z_{q,m} \\max(0, m + T_q - 1 - N)
+    + \\sum_{f,s} E_s P_{f,s,N+1} + \\sum_s G_s A_{s,N+1} + K \\cdot \\text{moves}
+
+Every payment a commitment bought in the horizon binds the team to counts, also those after
+its end (a contract is signed whole); one-offs count in full, once. Not modelled over a
+horizon (the steady-state plan models them): reservation units' replica-size limits,
+short-work concurrency and flexible placement within the week.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+import numpy as np
+import pandas as pd
+import pulp
+
+from placement.commitments import CommitmentBook, commitment_book, on_demand_rates
+from placement.estimating import Estimates
+from placement.estimating.profiles import SliceGrid, profile_levels, slice_grid
+from placement.formulation import FormulationSettings, model_options, porting_one_off_usd
+from placement.horizon.timeline import (
+    interim_accelerators,
+    month_factors,
+    month_of_week,
+    months_for,
+    start_months,
+)
+from placement.models.catalog import Catalog
+from placement.naming import name, name_map, unique_clean
+
+Ready: TypeAlias = pulp.LpVariable | float
+"""A readiness value: a binary variable, or a constant 0 or 1."""
+
+FIGURES = {"serving": ("serving_base", "serving_scaled"), "work": ("work_hours",)}
+"""The demand figures of each profile kind (see the module)."""
+
+COMPONENTS = ("on_demand_usd", "commitments_usd", "porting_usd", "migration_usd", "switching_usd")
+"""A month's cost components, in the order the roadmap reports them."""
+
+
+@dataclass(frozen=True)
+class Group:
+    """Workloads sharing a target, a readiness group, an interim place and a profile."""
+
+    target: str
+    readiness: tuple[str, ...] | None  # ("port", family, platform) | ("adopt", platform)
+    interim: str | None
+    profile: str
+    moving: bool  # they run on their interim today, so reaching the target is a move
+
+
+@dataclass
+class HorizonModel:
+    """The PuLP problem, its variables and the month-by-month cost expressions."""
+
+    problem: pulp.LpProblem
+    months: int
+    rows: pd.DataFrame  # the model's (workload, accelerator) rows, with group keys
+    factors: np.ndarray  # phi[j, m-1]
+    interim: dict[int, str]
+    book: CommitmentBook
+    grid: SliceGrid
+    purchasable: frozenset[str] | None = None
+    assign: dict[int, pulp.LpVariable] = field(default_factory=dict)
+    fixed: set[int] = field(default_factory=set)
+    adopt: dict[tuple[str, int], Ready] = field(default_factory=dict)
+    port: dict[tuple[str, str, int], Ready] = field(default_factory=dict)
+    lead_months: dict[str, int] = field(default_factory=dict)
+    port_months: dict[tuple[str, str], int] = field(default_factory=dict)
+    units: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    plan_usd: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
+    monthly: list[dict[str, pulp.LpAffineExpression]] = field(default_factory=list)
+    after_horizon: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    in_use: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
+    covered: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
+
+    def x(self, oid: int) -> pulp.LpAffineExpression:
+        """``x_{j,a}`` of a row: its variable, or the constant 1 for a workload's only row."""
+        if oid in self.fixed:
+            return pulp.LpAffineExpression(constant=1.0)
+        return pulp.LpAffineExpression([(self.assign[oid], 1.0)])
+
+    def ready(self, readiness: tuple[str, ...] | None, month: int) -> Ready:
+        """``R_{G,month}`` (1 for a target that needs nothing)."""
+        if readiness is None:
+            return 1.0
+        month = min(max(month, 1), self.months + 1)
+        if readiness[0] == "port":
+            return self.port[(readiness[1], readiness[2], month)]
+        return self.adopt[(readiness[1], month)]
+
+
+def _value_of(ready: Ready) -> float:
+    return float(ready) if isinstance(ready, int | float) else float(ready.varValue or 0.0)
+
+
+def readiness_of(
+    needs_port: bool, needs_migration: bool, family: str, platform: str
+) -> tuple[str, ...] | None:
+    """The readiness group of a (workload, accelerator) row."""
+    if needs_port:
+        return ("port", family, platform)
+    if needs_migration:
+        return ("adopt", platform)
+    return None
+
+
+def build_horizon_model(
+    estimates: Estimates,
+    catalog: Catalog,
+    months: int,
+    settings: FormulationSettings | None = None,
+) -> HorizonModel:
+    """Create the roadmap MILP over ``months`` months (see the module for the formulation)."""
+    settings = settings or FormulationSettings()
+    rows = model_options(estimates.options, catalog, settings)
+    workloads = estimates.workloads
+    interim = interim_accelerators(estimates.options, workloads)
+    rows = rows.assign(
+        readiness=[
+            readiness_of(bool(p), bool(g), str(f), str(s))
+            for p, g, f, s in zip(
+                rows["needs_port"],
+                rows["needs_migration"],
+                rows["family"],
+                rows["platform"],
+                strict=True,
+            )
+        ]
+    )
+    model = HorizonModel(
+        problem=pulp.LpProblem("roadmap", pulp.LpMinimize),
+        months=months,
+        rows=rows,
+        factors=month_factors(workloads, months),
+        interim=interim,
+        book=commitment_book(catalog),
+        grid=slice_grid(catalog),
+        purchasable=settings.purchasable,
+    )
+    names = unique_clean(workloads["id"].astype(str).tolist())
+    keys = name_map([*catalog.accelerators, *catalog.pricing_options, *catalog.platforms])
+    families = name_map(rows["family"].astype(str))
+    add_assignment(model, names, keys)
+    add_readiness(model, catalog, keys, families)
+    add_readiness_deadlines(model, workloads, catalog, names)
+    groups = add_demand(model, estimates, catalog)
+    add_commitments(model, catalog, keys)
+    add_costs(model, catalog, groups)
+    return model
+
+
+def add_assignment(model: HorizonModel, names: list[str], keys: dict[str, str]) -> None:
+    """One target per placeable workload: ``sum_a x_{j,a} = 1`` (a workload's only row is the
+    constant 1)."""
+    rows = model.rows
+    for w, group in rows.groupby("workload", sort=True).groups.items():
+        if len(group) == 1:
+            model.fixed.add(int(group[0]))
+            continue
+        for oid in group:
+            acc = str(rows.at[oid, "accelerator"])
+            model.assign[int(oid)] = model.problem.add_variable(
+                name("target", names[int(w)], keys[acc]), 0, 1, cat=pulp.LpBinary
+            )
+        expr = pulp.LpAffineExpression([(model.assign[int(oid)], 1.0) for oid in group])
+        model.problem.addConstraint(expr == 1, name("target_one", names[int(w)]))
+
+
+def add_readiness(
+    model: HorizonModel, catalog: Catalog, keys: dict[str, str], families: dict[str, str]
+) -> None:
+    """Migration programmes and ports over time (see the module): monotone binaries, leads,
+    ports after their programme, and at most ``porting_engineers`` ports at once."""
+    last = model.months + 1
+    groups = {g for g in model.rows["readiness"] if g is not None}
+    platforms = {g[-1] for g in groups if g[0] == "adopt"} | {
+        g[2] for g in groups if g[0] == "port" and not _adopted(model, catalog, g[2])
+    }
+    for s in sorted(platforms):
+        lead = months_for(catalog.platforms[s].migration_lead_weeks.value, catalog)
+        model.lead_months[s] = lead
+        previous: Ready = 0.0
+        for k in range(1, last + 1):
+            if k <= lead:
+                model.adopt[(s, k)] = 0.0
+                continue
+            var = model.problem.add_variable(
+                name("adopted", keys[s], f"m{k:03d}"), 0, 1, pulp.LpBinary
+            )
+            model.adopt[(s, k)] = var
+            if not isinstance(previous, float):
+                model.problem.addConstraint(
+                    previous - var <= 0, name("adopted_stays", keys[s], f"m{k:03d}")
+                )
+            previous = var
+    for s in {g[2] for g in groups if g[0] == "port"} - platforms:
+        for k in range(1, last + 1):
+            model.adopt[(s, k)] = 1.0
+    ports = sorted({(g[1], g[2]) for g in groups if g[0] == "port"})
+    for f, s in ports:
+        platform = catalog.platforms[s]
+        lag = platform.support_lag_weeks.value if catalog.family_support(f, s) == "pending" else 0
+        d = max(1, months_for(lag + platform.porting_weeks_per_family.value, catalog))
+        model.port_months[(f, s)] = d
+        previous = 0.0
+        for k in range(1, last + 1):
+            programme = model.adopt[(s, k - d)] if k - d >= 1 else 0.0
+            if k <= d or (isinstance(programme, float) and programme == 0.0):
+                model.port[(f, s, k)] = 0.0
+                continue
+            key = (families[f], keys[s], f"m{k:03d}")
+            var = model.problem.add_variable(name("ported", *key), 0, 1, pulp.LpBinary)
+            model.port[(f, s, k)] = var
+            if not isinstance(previous, float):
+                model.problem.addConstraint(previous - var <= 0, name("ported_stays", *key))
+            if not isinstance(programme, float):
+                model.problem.addConstraint(var - programme <= 0, name("ported_after", *key))
+            previous = var
+    engineers = catalog.economics.porting_engineers
+    if engineers is None or not ports:
+        return
+    for m in range(1, model.months + 1):
+        busy = pulp.LpAffineExpression()
+        for f, s in ports:
+            d = model.port_months[(f, s)]
+            done_later, done_now = model.port[(f, s, min(m + d, last))], model.port[(f, s, m)]
+            for value, sign in ((done_later, 1.0), (done_now, -1.0)):
+                if isinstance(value, float):
+                    busy.constant += sign * value
+                else:
+                    busy.addInPlace(value, sign)
+        if len(busy):
+            model.problem.addConstraint(busy <= engineers, name("porting_engineers", f"m{m:03d}"))
+
+
+def _adopted(model: HorizonModel, catalog: Catalog, platform: str) -> bool:
+    """Adopted in the catalog or by use today: the estimates say so through needs_migration."""
+    rows = model.rows[model.rows["platform"].eq(platform)]
+    return bool(len(rows)) and not bool(rows["needs_migration"].any())
+
+
+def add_readiness_deadlines(
+    model: HorizonModel, workloads: pd.DataFrame, catalog: Catalog, names: list[str]
+) -> None:
+    """A target must be ready when the workload needs it: by its ``needed_in_weeks`` month,
+    and by its start month where it has no interim place to wait on.
+
+    .. math:: x_{j,a} \\le R_{G(a), k_j}
+    """
+    starts = start_months(workloads)
+    needed = workloads["needed_in_weeks"].astype(float)
+    for oid, w, readiness in zip(
+        model.rows.index, model.rows["workload"], model.rows["readiness"], strict=True
+    ):
+        if readiness is None:
+            continue
+        deadlines = []
+        if int(w) not in model.interim and starts[int(w)] <= model.months:
+            deadlines.append(int(starts[int(w)]))
+        if not math.isnan(needed.iat[int(w)]):
+            month = month_of_week(float(needed.iat[int(w)]), catalog)
+            if month <= model.months:
+                deadlines.append(month)
+        if not deadlines:
+            continue
+        ready = model.ready(readiness, min(deadlines))
+        expr = model.x(int(oid))
+        if isinstance(ready, float):
+            expr.constant -= ready
+        else:
+            expr.addInPlace(ready, -1.0)
+        model.problem.addConstraint(
+            expr <= 0, name("ready_in_time", names[int(w)], str(model.rows.at[oid, "accelerator"]))
+        )
+
+
+@dataclass
+class _GroupTerms:
+    """A group's per-month demand figures: on its target, on its interim, and its moves."""
+
+    target: dict[tuple[str, int], pulp.LpAffineExpression] = field(default_factory=dict)
+    interim: dict[tuple[str, int], pulp.LpAffineExpression] = field(default_factory=dict)
+    moved: dict[int, pulp.LpAffineExpression] = field(default_factory=dict)  # by month
+
+
+def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
+    """Per (workload, accelerator): the demand figures of its on-demand option."""
+    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
+    rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
+    frame = pd.DataFrame(
+        {
+            "serving_base": rows["chips"] * rows["base_fraction"],
+            "serving_scaled": rows["chips"] * (1 - rows["base_fraction"]),
+            "work_hours": rows["chip_hours"],
+        }
+    ).fillna(0.0)
+    frame.index = pd.MultiIndex.from_arrays([rows["workload"].astype(int), rows["accelerator"]])
+    return frame
+
+
+def add_demand(
+    model: HorizonModel, estimates: Estimates, catalog: Catalog
+) -> dict[Group, _GroupTerms]:
+    """The chips in use per accelerator, month and slice, from the groups' figures (see the
+    module); returns each group's terms for the costs."""
+    rows = model.rows
+    figures = _figures(estimates.options, catalog)
+    specs = catalog.profiles()
+    moving = set()
+    if "current_accelerator" in estimates.workloads:
+        current = estimates.workloads["current_accelerator"]
+        moving = {int(w) for w, a in current.items() if a is not None and not pd.isna(a)}
+    keys: list[Group] = []
+    for w, acc, readiness, profile in zip(
+        rows["workload"], rows["accelerator"], rows["readiness"], rows["load_profile"], strict=True
+    ):
+        w = int(w)
+        interim = model.interim.get(w) if readiness is not None else None
+        is_move = w in moving and model.interim.get(w) != acc
+        keys.append(Group(str(acc), readiness, interim, str(profile), is_move))
+    by_group: dict[Group, list[int]] = {}
+    for oid, key in zip(rows.index, keys, strict=True):
+        by_group.setdefault(key, []).append(int(oid))
+    # Per (accelerator, month, profile, figure): the sum of every group's part, one variable.
+    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression] = {}
+    terms: dict[Group, _GroupTerms] = {}
+    for gi, (group, oids) in enumerate(sorted(by_group.items(), key=lambda kv: repr(kv[0]))):
+        members = rows.loc[oids, "workload"].astype(int).to_numpy()
+        phi = model.factors[members]  # [members, months]
+        kind = specs[group.profile].kind
+        own = terms.setdefault(group, _GroupTerms())
+        for figure in FIGURES[kind]:
+            on_target = figures.loc[
+                list(zip(members, [group.target] * len(members), strict=True)), figure
+            ].to_numpy()
+            on_interim = (
+                figures.loc[
+                    list(zip(members, [group.interim] * len(members), strict=True)), figure
+                ].to_numpy()
+                if group.interim is not None
+                else None
+            )
+            cache: dict[bytes, pulp.LpAffineExpression] = {}
+            cache_b: dict[bytes, pulp.LpAffineExpression] = {}
+            for m in range(1, model.months + 1):
+                column = phi[:, m - 1]
+                if not column.any():
+                    continue
+                total = _weighted(model, oids, column * on_target, f"g{gi}_{figure}", m, cache)
+                ready = model.ready(group.readiness, m)
+                there = _times_ready(
+                    model, total, float((column * on_target).sum()), ready, f"g{gi}_{figure}_m{m}"
+                )
+                _add(parts, (group.target, m, group.profile, figure), there)
+                own.target[(figure, m)] = there
+                if group.readiness is None or on_interim is None or group.interim is None:
+                    continue
+                waiting = _weighted(
+                    model, oids, column * on_interim, f"g{gi}_{figure}_b", m, cache_b
+                )
+                moved = _times_ready(
+                    model,
+                    waiting,
+                    float((column * on_interim).sum()),
+                    ready,
+                    f"g{gi}_{figure}_b_m{m}",
+                )
+                rest = waiting.copy()
+                rest.addInPlace(moved, -1.0)
+                _add(parts, (group.interim, m, group.profile, figure), rest)
+                own.interim[(figure, m)] = rest
+        if group.moving:
+            count = _weighted(model, oids, np.ones(len(oids)), f"g{gi}_count", 0, {})
+            for m in range(1, model.months + 1):
+                ready = model.ready(group.readiness, m)
+                own.moved[m] = _times_ready(
+                    model, count, float(len(oids)), ready, f"g{gi}_moved_m{m}"
+                )
+    levels = profile_levels(catalog)
+    hours = model.grid.hours
+    aggregated = {
+        key: _as_variable(model, expr, name("demand", *map(str, key)))
+        for key, expr in sorted(parts.items())
+    }
+    for (acc, m, profile, figure), var in aggregated.items():
+        g = levels[profile]
+        spread = float(hours @ g)
+        for t in range(len(hours)):
+            if figure == "serving_base":
+                level = 1.0
+            elif figure == "serving_scaled":
+                level = float(g[t])
+            else:
+                level = float(g[t]) / spread if spread > 0 else 0.0
+            if level:
+                model.in_use.setdefault((acc, m, t), pulp.LpAffineExpression()).addInPlace(
+                    var, level
+                )
+    return terms
+
+
+def _add(
+    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression],
+    key: tuple[str, int, str, str],
+    expr: pulp.LpAffineExpression,
+) -> None:
+    parts.setdefault(key, pulp.LpAffineExpression()).addInPlace(expr)
+
+
+def _weighted(
+    model: HorizonModel,
+    oids: list[int],
+    weights: np.ndarray,
+    label: str,
+    month: int,
+    cache: dict[bytes, pulp.LpAffineExpression],
+) -> pulp.LpAffineExpression:
+    """``sum_j weight_j x_j`` as one variable (a constant where every row is fixed), shared by
+    the months whose weights are the same."""
+    key = weights.tobytes()
+    if key in cache:
+        return cache[key]
+    expr = pulp.LpAffineExpression()
+    for oid, weight in zip(oids, weights, strict=True):
+        if weight:
+            if oid in model.fixed:
+                expr.constant += float(weight)
+            else:
+                expr.addterm(model.assign[oid], float(weight))
+    cache[key] = _as_variable(model, expr, name("sum", label, f"m{month:03d}"))
+    return cache[key]
+
+
+def _as_variable(
+    model: HorizonModel, expr: pulp.LpAffineExpression, label: str
+) -> pulp.LpAffineExpression:
+    """A variable equal to ``expr`` (``expr`` itself when it has at most one term)."""
+    if len(expr) <= 1:
+        return expr
+    var = model.problem.add_variable(label, lowBound=0)
+    model.problem.addConstraint(expr - var == 0, name(label, "def"))
+    return pulp.LpAffineExpression([(var, 1.0)])
+
+
+def _times_ready(
+    model: HorizonModel, total: pulp.LpAffineExpression, upper: float, ready: Ready, label: str
+) -> pulp.LpAffineExpression:
+    """``total x R`` exactly, for ``0 <= total <= upper`` and R binary (see the module)."""
+    if isinstance(ready, float):
+        return total * ready
+    if not len(total):  # a constant: c R is linear
+        return pulp.LpAffineExpression([(ready, float(total.constant))])
+    if upper <= 0:
+        return pulp.LpAffineExpression()
+    y = model.problem.add_variable(name("on_target", label), 0, upper)
+    p = model.problem
+    p.addConstraint(y - total <= 0, name("on_target_le_total", label))
+    p.addConstraint(y - upper * ready <= 0, name("on_target_le_ready", label))
+    p.addConstraint(total - y + upper * ready <= upper, name("on_target_ge", label))
+    return pulp.LpAffineExpression([(y, 1.0)])
+
+
+def owned_in_month(book: CommitmentBook, product: str, month: int) -> tuple[float, float]:
+    """Owned units (or USD per hour) of a product still held in ``month``, and their cost."""
+    held = cost = 0.0
+    for entry in book.owned:
+        if entry.product == product and entry.months_left >= month:
+            held += entry.units if entry.units is not None else entry.usd_per_hour or 0.0
+            cost += entry.monthly_usd
+    return held, cost
+
+
+def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str]) -> None:
+    """Commitments bought month by month with their terms, covering chips in use slice by
+    slice within what is held (see the module)."""
+    p = model.problem
+    hours = model.grid.hours
+    accelerators = sorted({a for a, _, _ in model.in_use})
+    for m in range(1, model.months + 1):
+        for acc in accelerators:
+            for t in range(len(hours)):
+                model.covered[(acc, m, t)] = pulp.LpAffineExpression()
+    for q in model.book.reservations:
+        if q.accelerator not in accelerators:
+            continue
+        term = int(catalog.pricing_options[q.pricing].term_months or 1)
+        key = (keys[q.pricing], keys[q.accelerator], str(q.unit_chips))
+        cap = model.book.useful_units(q) if _may_buy(model, q.pricing) else 0
+        for m in range(1, model.months + 1):
+            model.units[(q.key, m)] = p.add_variable(
+                name("buy_units", *key, f"m{m:03d}"), 0, cap, cat=pulp.LpInteger
+            )
+        for m in range(1, model.months + 1):
+            held_bought = _held(model.units, q.key, m, term)
+            owned, _ = owned_in_month(model.book, q.key, m)
+            if cap is not None and len(held_bought):
+                p.addConstraint(held_bought <= cap, name("held_cap", *key, f"m{m:03d}"))
+            for t in range(len(hours)):
+                y = p.add_variable(name("reserved_cover", *key, f"m{m:03d}", f"t{t:02d}"), 0)
+                model.covered[(q.accelerator, m, t)].addInPlace(y, 1.0)
+                p.addConstraint(
+                    y - q.unit_capacity_chips * held_bought <= q.unit_capacity_chips * owned,
+                    name("reserved_capacity", *key, f"m{m:03d}", f"t{t:02d}"),
+                )
+    for plan in model.book.savings_plans:
+        covered = [a for a in plan.rates if a in accelerators]
+        if not covered:
+            continue
+        term = int(catalog.pricing_options[plan.pricing].term_months or 1)
+        plan_cap = plan.max_usd_per_hour if _may_buy(model, plan.pricing) else 0.0
+        for m in range(1, model.months + 1):
+            model.plan_usd[(plan.key, m)] = p.add_variable(
+                name("buy_plan_usd", keys[plan.pricing], f"m{m:03d}"), 0, plan_cap
+            )
+        for m in range(1, model.months + 1):
+            held_bought = _held(model.plan_usd, plan.key, m, term)
+            owned, _ = owned_in_month(model.book, plan.key, m)
+            if plan_cap is not None and len(held_bought):
+                p.addConstraint(
+                    held_bought <= plan_cap, name("plan_cap", keys[plan.pricing], f"m{m:03d}")
+                )
+            for t in range(len(hours)):
+                spend = pulp.LpAffineExpression()
+                for a in covered:
+                    v = p.add_variable(
+                        name("plan_cover", keys[plan.pricing], keys[a], f"m{m:03d}", f"t{t:02d}"), 0
+                    )
+                    model.covered[(a, m, t)].addInPlace(v, 1.0)
+                    spend.addInPlace(v, plan.rates[a])
+                spend.addInPlace(held_bought, -1.0)
+                p.addConstraint(
+                    spend <= owned,
+                    name("plan_capacity", keys[plan.pricing], f"m{m:03d}", f"t{t:02d}"),
+                )
+    for (acc, m, t), cover in model.covered.items():
+        use = model.in_use.get((acc, m, t), pulp.LpAffineExpression())
+        if len(cover):
+            p.addConstraint(
+                cover - use <= 0, name("cover_in_use", keys[acc], f"m{m:03d}", f"t{t:02d}")
+            )
+        limit = catalog.accelerators[acc].max_chips
+        if limit is not None and len(use):
+            p.addConstraint(use <= limit, name("chip_limit", keys[acc], f"m{m:03d}", f"t{t:02d}"))
+
+
+def _may_buy(model: HorizonModel, pricing: str) -> bool:
+    return model.purchasable is None or pricing in model.purchasable
+
+
+def _held(
+    bought: dict[tuple[str, int], pulp.LpVariable], key: str, month: int, term: int
+) -> pulp.LpAffineExpression:
+    """What purchases of ``key`` still run in ``month``: those of the last ``term`` months."""
+    return pulp.LpAffineExpression(
+        [(bought[(key, b)], 1.0) for b in range(max(1, month - term + 1), month + 1)]
+    )
+
+
+def add_costs(model: HorizonModel, catalog: Catalog, groups: dict[Group, _GroupTerms]) -> None:
+    """Each month's cost by component, the payments after the horizon, and the objective."""
+    rates = on_demand_rates(catalog)
+    hours = model.grid.hours
+    month_hours = catalog.economics.hours_per_month.value
+    switching = catalog.economics.switching_usd_per_workload
+    K = switching.value if switching is not None else 0.0
+    N = model.months
+    monthly = [{c: pulp.LpAffineExpression() for c in COMPONENTS} for _ in range(N)]
+    for (acc, m, t), use in model.in_use.items():
+        monthly[m - 1]["on_demand_usd"].addInPlace(use, rates[acc] * float(hours[t]))
+    for (acc, m, t), cover in model.covered.items():
+        monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rates[acc] * float(hours[t]))
+    for q in model.book.reservations:
+        term = int(catalog.pricing_options[q.pricing].term_months or 1)
+        for m in range(1, N + 1):
+            _, owned_cost = owned_in_month(model.book, q.key, m)
+            monthly[m - 1]["commitments_usd"].constant += owned_cost
+            if (q.key, m) in model.units:
+                monthly[m - 1]["commitments_usd"].addInPlace(
+                    _held(model.units, q.key, m, term), q.unit_monthly_usd
+                )
+                beyond = max(0, m + term - 1 - N)
+                if beyond:
+                    model.after_horizon.addInPlace(
+                        model.units[(q.key, m)], q.unit_monthly_usd * beyond
+                    )
+    for plan in model.book.savings_plans:
+        term = int(catalog.pricing_options[plan.pricing].term_months or 1)
+        for m in range(1, N + 1):
+            _, owned_cost = owned_in_month(model.book, plan.key, m)
+            monthly[m - 1]["commitments_usd"].constant += owned_cost
+            if (plan.key, m) in model.plan_usd:
+                monthly[m - 1]["commitments_usd"].addInPlace(
+                    _held(model.plan_usd, plan.key, m, term), month_hours
+                )
+                beyond = max(0, m + term - 1 - N)
+                if beyond:
+                    model.after_horizon.addInPlace(
+                        model.plan_usd[(plan.key, m)], month_hours * beyond
+                    )
+    # One-offs in the month they start: a port done by month k started in k - d.
+    for (f, s), d in model.port_months.items():
+        cost = porting_one_off_usd(catalog, s)
+        for k in range(2, N + 2):
+            start = k - d
+            if start >= 1:
+                _add_step(
+                    monthly[start - 1]["porting_usd"],
+                    model.port[(f, s, k)],
+                    model.port[(f, s, k - 1)],
+                    cost,
+                )
+    for s, lead in model.lead_months.items():
+        cost = catalog.platforms[s].migration_one_off_usd.value
+        for k in range(2, N + 2):
+            start = k - lead
+            if start >= 1:
+                _add_step(
+                    monthly[start - 1]["migration_usd"],
+                    model.adopt[(s, k)],
+                    model.adopt[(s, k - 1)],
+                    cost,
+                )
+    for terms in groups.values():
+        previous = pulp.LpAffineExpression()
+        for m in range(1, N + 1):
+            now = terms.moved.get(m, pulp.LpAffineExpression())
+            step = now.copy()
+            step.addInPlace(previous, -1.0)
+            monthly[m - 1]["switching_usd"].addInPlace(step, K)
+            previous = now
+    model.monthly = monthly
+    objective = pulp.LpAffineExpression()
+    for month in monthly:
+        for expr in month.values():
+            objective.addInPlace(expr)
+    objective.addInPlace(model.after_horizon)
+    model.problem.setObjective(objective)
+
+
+def _add_step(into: pulp.LpAffineExpression, now: Ready, before: Ready, cost: float) -> None:
+    """``cost x (now - before)``: the one-off of what became ready between two months."""
+    for value, sign in ((now, 1.0), (before, -1.0)):
+        if isinstance(value, float):
+            into.constant += sign * cost * value
+        else:
+            into.addInPlace(value, sign * cost)
+
+
+def month_values(model: HorizonModel) -> list[dict[str, float]]:
+    """Each month's cost components at the solution."""
+    return [
+        {c: float(pulp.value(expr) or 0.0) for c, expr in month.items()} for month in model.monthly
+    ]
+
+
+def ready_month(model: HorizonModel, readiness: tuple[str, ...] | None) -> int | None:
+    """The first month a readiness group holds at the solution (None: not within the horizon)."""
+    for m in range(1, model.months + 1):
+        if _value_of(model.ready(readiness, m)) > 0.5:
+            return m
+    return None
+
+
+def is_target(model: HorizonModel, oid: int) -> bool:
+    """Whether the solution makes the row's accelerator its workload's target."""
+    if oid in model.fixed:
+        return True
+    value = model.assign[oid].varValue
+    return value is not None and value > 0.5
+
+
+def iter_purchases(model: HorizonModel) -> Iterable[tuple[str, int, float]]:
+    """(product, month, amount) of every purchase at the solution."""
+    for (key, m), var in sorted(model.units.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if (var.varValue or 0) > 0.5:
+            yield key, m, float(round(var.varValue or 0))
+    for (key, m), var in sorted(model.plan_usd.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if (var.varValue or 0) > 1e-6:
+            yield key, m, float(var.varValue or 0)

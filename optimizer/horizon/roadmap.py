@@ -1,0 +1,295 @@
+"""The roadmap a solved horizon model describes, month by month, and what staying would cost.
+
+Money over time compares the plan with **staying where the team is**: the same horizon model
+with every workload kept on its interim place (today's, or for a new workload its cheapest
+place needing no port or migration) and commitments chosen as well as they can be. Per month:
+``saving = stay - plan`` and its running total; the **payback month** is the first month from
+which the running total stays positive; the **first-year net** is the running total after
+month 12 (or the horizon's last month). The payments commitments bind after the horizon count
+in each side's total, not in any month.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from placement.commitments import CommitmentBook
+from placement.horizon.formulation import (
+    COMPONENTS,
+    HorizonModel,
+    is_target,
+    iter_purchases,
+    month_values,
+    owned_in_month,
+    ready_month,
+)
+from placement.models.catalog import Catalog
+from placement.models.plan import (
+    Roadmap,
+    RoadmapMonth,
+    RoadmapPurchase,
+    RoadmapStep,
+    RoadmapWorkload,
+)
+
+FIRST_YEAR_MONTHS = 12
+"""The months the first-year net adds up."""
+
+
+def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[RoadmapWorkload]:
+    """Each placed workload's interim place, target and the month it reaches it."""
+    rows = model.rows
+    current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
+    out = []
+    for oid in rows.index:
+        if not is_target(model, int(oid)):
+            continue
+        w = int(rows.at[oid, "workload"])
+        readiness = rows.at[oid, "readiness"]
+        target = str(rows.at[oid, "accelerator"])
+        here = current.iat[w]
+        here = None if here is None or pd.isna(here) else str(here)
+        ready = ready_month(model, readiness)
+        # A target that needs nothing is reached in month 1: a move if it runs elsewhere today.
+        interim = model.interim.get(w) if readiness is not None else here
+        if readiness is not None and ready is None and interim is not None:
+            # Never ready within the horizon: it stays where it waits, whatever x says.
+            target, interim, ready = interim, (here if here != interim else None), 1
+        interim = None if interim == target else interim
+        out.append(
+            RoadmapWorkload(
+                workload_id=str(workloads.at[w, "id"]),
+                interim_accelerator=interim,
+                target_accelerator=target,
+                ready_month=ready,
+                current_accelerator=here,
+            )
+        )
+    return out
+
+
+def roadmap_steps(model: HorizonModel, catalog: Catalog) -> list[RoadmapStep]:
+    """The migration programmes and ports the solution starts, with their months."""
+    from placement.formulation import porting_one_off_usd
+
+    steps = []
+    for s, lead in sorted(model.lead_months.items()):
+        ready = ready_month(model, ("adopt", s))
+        if ready is None and _done_at_end(model, ("adopt", s)):
+            ready = model.months + 1
+        if ready is not None:
+            steps.append(
+                RoadmapStep(
+                    item="migration",
+                    platform=s,
+                    start_month=ready - lead,
+                    ready_month=ready,
+                    one_off_usd=catalog.platforms[s].migration_one_off_usd.value,
+                )
+            )
+    for (f, s), d in sorted(model.port_months.items()):
+        ready = ready_month(model, ("port", f, s))
+        if ready is None and _done_at_end(model, ("port", f, s)):
+            ready = model.months + 1
+        if ready is not None:
+            steps.append(
+                RoadmapStep(
+                    item="port",
+                    platform=s,
+                    family=f,
+                    start_month=ready - d,
+                    ready_month=ready,
+                    one_off_usd=porting_one_off_usd(catalog, s),
+                )
+            )
+    return steps
+
+
+def _done_at_end(model: HorizonModel, readiness: tuple[str, ...]) -> bool:
+    """Whether a step finishes with the horizon's last month (usable only after it)."""
+    value = model.ready(readiness, model.months + 1)
+    return (float(value) if isinstance(value, float) else float(value.varValue or 0.0)) > 0.5
+
+
+def roadmap_purchases(model: HorizonModel, catalog: Catalog) -> list[RoadmapPurchase]:
+    """Every commitment bought, with its term and the payments after the horizon."""
+    hours = catalog.economics.hours_per_month.value
+    reservations = {q.key: q for q in model.book.reservations}
+    plans = {p.key: p for p in model.book.savings_plans}
+    out = []
+    for key, month, amount in iter_purchases(model):
+        if key in reservations:
+            q = reservations[key]
+            term = int(catalog.pricing_options[q.pricing].term_months or 1)
+            monthly = amount * q.unit_monthly_usd
+            accelerator, units, usd_per_hour, pricing = q.accelerator, int(amount), None, q.pricing
+        else:
+            plan = plans[key]
+            term = int(catalog.pricing_options[plan.pricing].term_months or 1)
+            monthly = amount * hours
+            accelerator, units, usd_per_hour, pricing = None, None, round(amount, 4), plan.pricing
+        beyond = max(0, month + term - 1 - model.months)
+        out.append(
+            RoadmapPurchase(
+                month=month,
+                product=key,
+                pricing=pricing,
+                accelerator=accelerator,
+                units=units,
+                usd_per_hour=usd_per_hour,
+                term_months=term,
+                monthly_usd=round(monthly, 2),
+                after_horizon_usd=round(monthly * beyond, 2),
+            )
+        )
+    return out
+
+
+def _expiring(book: CommitmentBook, purchases: list[RoadmapPurchase], month: int) -> list[str]:
+    """Commitments whose last month is ``month``."""
+    owned = [
+        f"owned {e.product}"
+        for e in book.owned
+        if e.months_left == month and owned_in_month(book, e.product, month)[0] > 0
+    ]
+    bought = [
+        f"{p.product} bought in month {p.month}"
+        for p in purchases
+        if p.month + p.term_months - 1 == month
+    ]
+    return owned + bought
+
+
+def build_roadmap(
+    model: HorizonModel,
+    stay: HorizonModel | None,
+    workloads: pd.DataFrame,
+    catalog: Catalog,
+) -> Roadmap:
+    """The roadmap of a solved horizon model, compared month by month with staying put."""
+    N = model.months
+    values = month_values(model)
+    plan_after = float(pulp_value(model.after_horizon))
+    stay_values = month_values(stay) if stay is not None else None
+    stay_after = float(pulp_value(stay.after_horizon)) if stay is not None else None
+    placed = roadmap_workloads(model, workloads)
+    steps = roadmap_steps(model, catalog)
+    purchases = roadmap_purchases(model, catalog)
+    active = model.factors > 0
+    index_of = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
+    months: list[RoadmapMonth] = []
+    running = 0.0
+    for m in range(1, N + 1):
+        costs = {c: round(values[m - 1][c], 2) + 0.0 for c in COMPONENTS}  # no -0.0
+        cost = round(sum(costs.values()), 2)
+        stay_cost = None
+        saving = cumulative = None
+        if stay_values is not None:
+            stay_cost = round(sum(stay_values[m - 1].values()), 2)
+            saving = round(stay_cost - cost, 2)
+            running += saving
+            cumulative = round(running, 2)
+        by_accelerator: dict[str, int] = {}
+        moves = []
+        for w in placed:
+            if not active[index_of[w.workload_id], m - 1]:
+                continue
+            on_target = w.ready_month is not None and m >= w.ready_month
+            where = w.target_accelerator if on_target else w.interim_accelerator
+            if where is not None:
+                by_accelerator[where] = by_accelerator.get(where, 0) + 1
+            if w.ready_month == m and w.interim_accelerator is not None:
+                moves.append(w.workload_id)
+        months.append(
+            RoadmapMonth(
+                month=m,
+                cost_usd=cost,
+                **costs,
+                stay_cost_usd=stay_cost,
+                saving_usd=saving,
+                cumulative_saving_usd=cumulative,
+                workloads_by_accelerator=dict(sorted(by_accelerator.items())),
+                moves=moves,
+                ports_in_progress=[
+                    f"{s.family}/{s.platform}"
+                    for s in steps
+                    if s.item == "port" and s.start_month <= m < s.ready_month
+                ],
+                ports_ready=[
+                    f"{s.family}/{s.platform}"
+                    for s in steps
+                    if s.item == "port" and s.ready_month == m
+                ],
+                migrations_in_progress=[
+                    s.platform
+                    for s in steps
+                    if s.item == "migration" and s.start_month <= m < s.ready_month
+                ],
+                migrations_ready=[
+                    s.platform for s in steps if s.item == "migration" and s.ready_month == m
+                ],
+                commitments_bought=[
+                    f"{p.product} x {p.units if p.units is not None else p.usd_per_hour}"
+                    for p in purchases
+                    if p.month == m
+                ],
+                commitments_expiring=_expiring(model.book, purchases, m),
+            )
+        )
+    total = round(sum(month.cost_usd for month in months) + plan_after, 2)
+    stay_total = (
+        None
+        if stay_values is None or stay_after is None
+        else round(sum(sum(v.values()) for v in stay_values) + stay_after, 2)
+    )
+    return Roadmap(
+        horizon_months=N,
+        total_usd=total,
+        objective_monthly_usd=round(total / N, 2),
+        after_horizon_usd=round(plan_after, 2),
+        stay_total_usd=stay_total,
+        payback_month=_payback(months),
+        first_year_net_usd=_first_year(months),
+        steady_state_month=_steady_from(placed),
+        months=months,
+        workloads=placed,
+        steps=steps,
+        purchases=purchases,
+    )
+
+
+def pulp_value(expr: object) -> float:
+    """An expression's value at the solution (0 for an empty one)."""
+    import pulp
+
+    value = pulp.value(expr)
+    return float(value) if value is not None else 0.0
+
+
+def _payback(months: list[RoadmapMonth]) -> int | None:
+    """The first month from which the running saving stays positive."""
+    if not months or months[-1].cumulative_saving_usd is None:
+        return None
+    payback = None
+    for month in months:
+        positive = (month.cumulative_saving_usd or 0.0) > 0
+        if positive and payback is None:
+            payback = month.month
+        elif not positive:
+            payback = None
+    return payback
+
+
+def _first_year(months: list[RoadmapMonth]) -> float | None:
+    """The running saving after month 12 (or the last month, if the horizon is shorter)."""
+    if not months:
+        return None
+    return months[min(FIRST_YEAR_MONTHS, len(months)) - 1].cumulative_saving_usd
+
+
+def _steady_from(placed: list[RoadmapWorkload]) -> int | None:
+    """The first month every workload runs on its target."""
+    months = [1 if w.interim_accelerator is None else w.ready_month for w in placed]
+    if any(m is None for m in months):
+        return None
+    return max((m for m in months if m is not None), default=1)

@@ -1,0 +1,74 @@
+"""Plan a horizon: the roadmap MILP, the stay-put comparison, and the end state it leads to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from placement.estimating import Estimates
+from placement.formulation import FormulationSettings
+from placement.horizon.formulation import HorizonModel, build_horizon_model
+from placement.horizon.roadmap import build_roadmap
+from placement.models.catalog import Catalog
+from placement.models.plan import Roadmap
+from placement.solve import SolveResult, solve_model
+
+
+@dataclass(frozen=True)
+class HorizonResult:
+    """The roadmap (None without a solution), its solve, and where each workload ends up
+    (workload position -> accelerator in the horizon's last month)."""
+
+    result: SolveResult
+    roadmap: Roadmap | None
+    end_placement: dict[int, str]
+
+
+def solve_horizon(
+    estimates: Estimates,
+    catalog: Catalog,
+    months: int,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> HorizonResult:
+    """Solve the roadmap MILP and the stay-put model, and build the roadmap."""
+    model = build_horizon_model(estimates, catalog, months)
+    result = solve_model(model, solver, time_limit_s, gap)
+    if not result.has_solution:
+        return HorizonResult(result, None, {})
+    stay = _stay_put(estimates, catalog, months, solver, time_limit_s, gap)
+    roadmap = build_roadmap(model, stay, estimates.workloads, catalog)
+    position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
+    end = {
+        position[w.workload_id]: (
+            w.target_accelerator
+            if w.ready_month is not None or w.interim_accelerator is None
+            else w.interim_accelerator
+        )
+        for w in roadmap.workloads
+    }
+    return HorizonResult(result, roadmap, end)
+
+
+def _stay_put(
+    estimates: Estimates,
+    catalog: Catalog,
+    months: int,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> HorizonModel | None:
+    """The horizon model with every workload on its interim place (those with none free)."""
+    probe = build_horizon_model(estimates, catalog, 1)
+    fixed = dict(probe.interim)
+    free = set(probe.rows["workload"].astype(int)) - set(fixed)
+    options = estimates.options
+    for w in free:  # a new workload with nowhere to wait keeps its own options
+        rows = options[options["workload"].eq(w) & options["feasible"]]
+        if len(rows):
+            fixed[w] = str(rows.sort_values("monthly_cost_usd")["accelerator"].iloc[0])
+    stay = build_horizon_model(
+        estimates, catalog, months, FormulationSettings(fixed_accelerators=fixed)
+    )
+    result = solve_model(stay, solver, time_limit_s, gap)
+    return stay if result.has_solution else None

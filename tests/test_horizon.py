@@ -1,0 +1,194 @@
+"""The roadmap over a horizon: hand-solvable cases, and every rule re-checked month by month."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from placement.horizon.checks import check_roadmap
+from placement.models.catalog import Catalog
+from placement.models.plan import Plan, Roadmap
+from placement.pipeline import PlanResult, plan
+from placement.reading import read_inventory
+from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
+
+MIGRATION_USD = 5000.0  # one-off of the Neuron programme in these tests
+PORT_USD = 200.0  # 2 weeks x $100
+
+
+def horizon_catalog(edit: Any = None, reservations: bool = False) -> Catalog:
+    """The simple catalog on a 730-hour month (4.345 weeks): a 13-week migration programme is
+    3 months and a 2-week port 1 month, so Trainium2 is usable from month 5 at the earliest;
+    one-offs amortized over 12 months in the steady state; on demand only unless told."""
+
+    def change(data: dict[str, Any]) -> None:
+        econ = data["economics"]
+        econ["hours_per_month"]["value"] = 730
+        econ["amortization_months"]["value"] = 12
+        neuron = data["platforms"]["neuron"]
+        for key, value in (("migration_lead_weeks", 13), ("migration_one_off_usd", MIGRATION_USD)):
+            neuron[key].update(low=value, high=value, point=value)
+        if not reservations:
+            del data["pricing_options"]["reserved_1yr"]
+        if edit is not None:
+            edit(data)
+
+    return make_catalog(simple_catalog_dict(), change)
+
+
+def run(rows: list[dict[str, Any]], catalog: Catalog, months: int | None) -> PlanResult:
+    inventory = read_inventory(
+        frame(rows), list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    result = plan(inventory, catalog, horizon=months)
+    if months is not None:
+        assert check_roadmap(result.plan, result.inventory.workloads, catalog) == []
+    return result
+
+
+def roadmap_of(result: PlanResult) -> Roadmap:
+    assert result.plan.roadmap is not None
+    return result.plan.roadmap
+
+
+def target_of(plan_: Plan, workload_id: str) -> tuple[str, int | None]:
+    assert plan_.roadmap is not None
+    [w] = [w for w in plan_.roadmap.workloads if w.workload_id == workload_id]
+    return w.target_accelerator, w.ready_month
+
+
+def on_demand_saving(result: PlanResult, workload_id: str) -> float:
+    """H100 minus Trainium2 compute a month for one workload, from its options."""
+    [a] = [a for a in result.plan.assignments if a.workload_id == workload_id]
+    cost = {o.accelerator: o.monthly_cost_usd for o in a.options if o.pricing == "on_demand"}
+    return cost["h100"] - cost["trn2"]
+
+
+def test_a_migration_that_pays_in_steady_state_but_not_within_a_year_waits_for_24_months() -> None:
+    catalog = horizon_catalog()
+    job = workload("job", h100_gpu_hours=500)
+    steady = run([job], catalog, None)
+    saving = on_demand_saving(steady, "job")
+    one_off = MIGRATION_USD + PORT_USD
+    # The steady state pays it back within its 12-month amortization; a 12-month horizon,
+    # whose first 4 months run on H100 while the programme and the port take their time,
+    # does not; 24 months do.
+    assert 8 * saving < one_off < 12 * saving
+    assert target_of_steady(steady) == "trn2"
+    year = run([job], catalog, 12)
+    assert target_of(year.plan, "job") == ("h100", 1)
+    assert roadmap_of(year).steps == []
+    two_years = run([job], catalog, 24)
+    assert target_of(two_years.plan, "job") == ("trn2", 5)
+    steps = {(s.item, s.start_month, s.ready_month) for s in roadmap_of(two_years).steps}
+    assert steps == {("migration", 1, 4), ("port", 4, 5)}
+    # The horizon's cost, by hand: 4 months on H100, 20 on Trainium2, and the one-offs.
+    h100 = steady.plan.assignments[0].options
+    cost = {o.accelerator: o.monthly_cost_usd for o in h100 if o.pricing == "on_demand"}
+    expected = 4 * cost["h100"] + 20 * cost["trn2"] + one_off
+    assert roadmap_of(two_years).total_usd == pytest.approx(expected, abs=0.5)
+    assert two_years.plan.objective_monthly_usd == pytest.approx(expected / 24, abs=0.05)
+    # Against staying on H100: the saving turns positive once the one-offs are paid back.
+    road = roadmap_of(two_years)
+    assert road.stay_total_usd == pytest.approx(24 * cost["h100"], abs=0.5)
+    months_to_pay = 4 + one_off / saving
+    assert road.payback_month == int(months_to_pay) + 1
+    assert road.first_year_net_usd == pytest.approx(8 * saving - one_off, abs=0.5)
+
+
+def target_of_steady(result: PlanResult) -> str:
+    [a] = result.plan.assignments
+    return a.accelerator
+
+
+def test_ports_under_one_engineer_queue_the_more_valuable_first() -> None:
+    def adopted(data: dict[str, Any]) -> None:
+        data["platforms"]["neuron"]["adopted"] = True
+        data["economics"]["porting_engineers"] = 1
+
+    rows = [
+        workload("small", model_family="t5", h100_gpu_hours=300),
+        workload("big", model_family="llama", h100_gpu_hours=900),
+    ]
+    result = run(rows, horizon_catalog(adopted), 6)
+    ports = {s.family: (s.start_month, s.ready_month) for s in roadmap_of(result).steps}
+    assert ports == {"llama": (1, 2), "t5": (2, 3)}
+    assert target_of(result.plan, "big") == ("trn2", 2)
+    assert target_of(result.plan, "small") == ("trn2", 3)
+    # Without the cap both ports run at once.
+    free = run(rows, horizon_catalog(lambda d: d["platforms"]["neuron"].update(adopted=True)), 6)
+    assert {s.family: s.ready_month for s in roadmap_of(free).steps} == {"llama": 2, "t5": 2}
+
+
+def _owned_h100(months_left: int) -> Any:
+    def edit(data: dict[str, Any]) -> None:
+        data["owned_commitments"] = [
+            {
+                "pricing": "reserved_1yr",
+                "accelerator": "h100",
+                "units": 1,
+                "months_left": months_left,
+                "source": "test",
+            }
+        ]
+
+    return edit
+
+
+def test_an_owned_commitment_expiring_is_replaced_only_if_it_pays() -> None:
+    catalog = horizon_catalog(_owned_h100(5), reservations=True)
+    # A one-chip job running all month on H100: one reservation unit covers it.
+    always = workload("job", h100_gpu_hours=730, pinned_accelerator="h100")
+    result = run([always], catalog, 18)
+    bought = [(p.month, p.units) for p in roadmap_of(result).purchases]
+    assert bought == [(6, 1)]
+    assert "owned reserved_1yr/h100/1" in roadmap_of(result).months[4].commitments_expiring
+    # The same job ending in month 8: a year's payments for three months' use do not pay.
+    ending = run([{**always, "end_month": 8}], catalog, 18)
+    assert roadmap_of(ending).purchases == []
+
+
+def test_a_workload_ending_in_month_3_gets_no_one_year_commitment() -> None:
+    catalog = horizon_catalog(reservations=True)
+    always = workload("job", h100_gpu_hours=730, pinned_accelerator="h100")
+    lasting = run([always], catalog, 12)
+    assert [(p.month, p.units, p.term_months) for p in roadmap_of(lasting).purchases] == [
+        (1, 1, 12)
+    ]
+    for months in (3, 6, 12):
+        short = run([{**always, "end_month": 3}], catalog, months)
+        assert roadmap_of(short).purchases == []
+        assert all(m.cost_usd == 0 for m in roadmap_of(short).months[3:])
+
+
+def test_a_workload_on_trainium2_today_stays_there_without_lead_time() -> None:
+    catalog = horizon_catalog()
+    today = workload("today", h100_gpu_hours=500, needed_in_weeks=0, current_accelerator="trn2")
+    result = run([today], catalog, 12)
+    assert target_of(result.plan, "today") == ("trn2", 1)
+    road = roadmap_of(result)
+    assert road.steps == [] and road.months[0].workloads_by_accelerator == {"trn2": 1}
+    assert sum(m.switching_usd + m.migration_usd + m.porting_usd for m in road.months) == 0
+
+
+def test_growth_and_months_shape_the_monthly_cost() -> None:
+    catalog = horizon_catalog()
+    rows = [
+        workload("grows", h100_gpu_hours=100, monthly_growth=0.5, pinned_accelerator="h100"),
+        workload("late", h100_gpu_hours=200, start_month=3, end_month=4, pinned_accelerator="h100"),
+    ]
+    result = run(rows, catalog, 5)
+    rate = 2.0  # the simple catalog's H100 dollars per GPU-hour
+    expected = [rate * (100 * 1.5 ** (m - 1) + (200 if 3 <= m <= 4 else 0)) for m in range(1, 6)]
+    got = [m.cost_usd for m in roadmap_of(result).months]
+    assert got == pytest.approx(expected, abs=0.05)
+    assert [m.workloads_by_accelerator for m in roadmap_of(result).months][2] == {"h100": 2}
+
+
+def test_without_a_horizon_the_plan_has_no_roadmap_and_is_unchanged() -> None:
+    catalog = horizon_catalog()
+    job = workload("job", h100_gpu_hours=500)
+    steady = run([job], catalog, None)
+    assert steady.plan.roadmap is None
+    assert steady.plan.run is not None and steady.plan.run.horizon_months is None
