@@ -1,0 +1,110 @@
+"""How long a roadmap takes: ``plan --horizon`` on a large synthetic inventory.
+
+::
+
+    python -m benchmarks.horizon                       # 10,000 workloads, 12 months
+    python -m benchmarks.horizon --size 1000 --months 24 --write-docs
+
+The inventory is ``benchmarks.generate``'s, with where each workload runs today and how it
+changes over time added (seeded): 90% run today (on Trainium2 if Neuron-ready, else on H100),
+the rest are new; half grow by 0-4% a month; a tenth start later and a tenth end early. The
+time is the whole ``plan()`` call: estimates, the roadmap MILP, the stay-put comparison, the
+end state's plan and its baselines. ``--write-docs`` rewrites the ``horizon`` figures block of
+docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+from collections.abc import Sequence
+from datetime import date
+
+import numpy as np
+import pandas as pd
+
+from benchmarks.generate import synthetic_inventory
+from benchmarks.run import environment, replace_section
+from placement.catalog import read_catalog
+from placement.pipeline import plan
+from placement.reading import read_inventory
+
+SECTION = "horizon"
+TARGET_SECONDS = 30.0
+RUNNING_TODAY_SHARE = 0.9
+GROWING_SHARE = 0.5
+MAX_MONTHLY_GROWTH = 0.04
+LATE_START_SHARE = 0.1
+EARLY_END_SHARE = 0.1
+
+
+def roadmap_inventory(size: int, months: int, seed: int) -> pd.DataFrame:
+    """The synthetic inventory with current places, growth, starts and ends (see the module)."""
+    frame = synthetic_inventory(size, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    ready = frame["neuron_ready"].astype(str).str.lower().eq("true")
+    today = rng.random(size) < RUNNING_TODAY_SHARE
+    frame["current_accelerator"] = np.where(today, np.where(ready, "trn2", "h100"), None)
+    growing = rng.random(size) < GROWING_SHARE
+    frame["monthly_growth"] = np.where(
+        growing, np.round(rng.uniform(0, MAX_MONTHLY_GROWTH, size), 3), np.nan
+    )
+    late = rng.random(size) < LATE_START_SHARE
+    frame["start_month"] = np.where(late, rng.integers(2, max(3, months), size), np.nan)
+    early = rng.random(size) < EARLY_END_SHARE
+    start = frame["start_month"].fillna(1).to_numpy()
+    end = np.maximum(start, rng.integers(1, months + 1, size))
+    frame["end_month"] = np.where(early, end, np.nan)
+    # Running somewhere today means it has started.
+    frame.loc[today, "start_month"] = np.nan
+    return frame
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--size", type=int, default=10_000)
+    parser.add_argument("--months", type=int, default=12)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--write-docs", action="store_true")
+    args = parser.parse_args(argv)
+    catalog = read_catalog()
+    inventory = read_inventory(
+        roadmap_inventory(args.size, args.months, args.seed),
+        list(catalog.catalog.accelerators),
+        load_profiles=catalog.catalog.profile_kinds(),
+    )
+    started = time.perf_counter()
+    result = plan(inventory, catalog, horizon=args.months)
+    elapsed = time.perf_counter() - started
+    roadmap = result.plan.roadmap
+    peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    met = elapsed < TARGET_SECONDS
+    lines = [
+        f"Measured {date.today().isoformat()} with `python -m benchmarks.horizon --size "
+        f"{args.size} --months {args.months}`.",
+        "",
+        "Machine: " + "; ".join(f"{k} {v}" for k, v in environment().items()) + ".",
+        "",
+        "| | figure |",
+        "|---|---|",
+        f"| workloads | {args.size:,} |",
+        f"| months | {args.months} |",
+        f"| plan() total, s | {elapsed:.1f} |",
+        f"| roadmap MILP solve (HiGHS), s | {result.solve.time_s:.1f} |",
+        f"| status, gap | {result.plan.status}, {result.plan.solver.gap} |",
+        f"| peak memory, MiB | {peak_mib:,.0f} |",
+        f"| monthly average, USD | {result.plan.objective_monthly_usd:,.0f} |",
+        f"| steps (ports, migrations) | {len(roadmap.steps) if roadmap else 'n/a'} |",
+        "",
+        f"Target ({args.months}-month horizon on {args.size:,} workloads in < "
+        f"{TARGET_SECONDS:.0f} s on 2 cores): {'met' if met else 'MISSED'}: {elapsed:.1f} s.",
+    ]
+    text = "\n".join(lines)
+    print(text)
+    if args.write_docs:
+        replace_section(SECTION, text)
+
+
+if __name__ == "__main__":
+    main()
