@@ -332,7 +332,8 @@ def plan_command(
     """
     # CSV to a file puts its other tables in files beside it; to a stream, in sections.
     csv_files = fmt == "csv" and output is not None and is_regular_target(output)
-    outputs = [output, write_model, *(sidecar_paths(output) if csv_files and output else [])]
+    sidecars = sidecar_paths(output, horizon is not None) if csv_files and output else []
+    outputs = [output, write_model, *sidecars]
     for path in outputs:
         if path is not None:
             check_output_path(path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from placement.models.plan import Plan, Roadmap
 from placement.pipeline import PlanResult, plan
 from placement.reading import read_inventory
 from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
+from tests.test_cli import invoke
 
 MIGRATION_USD = 5000.0  # one-off of the Neuron programme in these tests
 PORT_USD = 200.0  # 2 weeks x $100
@@ -192,3 +194,25 @@ def test_without_a_horizon_the_plan_has_no_roadmap_and_is_unchanged() -> None:
     steady = run([job], catalog, None)
     assert steady.plan.roadmap is None
     assert steady.plan.run is not None and steady.plan.run.horizon_months is None
+
+
+def test_the_cli_gives_the_roadmap_in_json_csv_and_the_table(tmp_path: Path) -> None:
+    inventory = tmp_path / "inv.csv"
+    inventory.write_text(
+        "id,kind,model_family,params_b,h100_gpu_hours,current_accelerator,monthly_growth\n"
+        "a,training,llama,8,1000,h100,0.02\n"
+        "b,inference,llama,8,500,,\n"
+    )
+    document = invoke("plan", str(inventory), "--horizon", "3", "--format", "json")
+    parsed = Plan.model_validate_json(document.stdout)
+    assert parsed.roadmap is not None and parsed.roadmap.horizon_months == 3
+    assert parsed.run is not None and parsed.run.horizon_months == 3
+    assert len(parsed.roadmap.months) == 3
+    out = tmp_path / "plan.csv"
+    invoke("plan", str(inventory), "--horizon", "3", "--format", "csv", "-o", str(out))
+    months = (tmp_path / "plan.roadmap.csv").read_text().splitlines()
+    assert months[0].startswith("month,cost_usd,on_demand_usd") and len(months) == 4
+    table = invoke("plan", str(inventory), "--horizon", "3").stdout
+    assert "Roadmap by month" in table and "every workload on its target" in table
+    streamed = invoke("plan", str(inventory), "--horizon", "3", "--format", "csv").stdout
+    assert "\n# roadmap\nmonth," in streamed

@@ -23,6 +23,12 @@ from rich.text import Text
 
 from placement.models.plan import Assignment, Commitment, Plan, ReservedPurchase
 from placement.reporting.records import csv_text, markdown_table
+from placement.reporting.roadmap import (
+    MONTH_HEADERS,
+    month_rows,
+    roadmap_frame,
+    roadmap_summary,
+)
 from placement.reporting.terminal import file_console, new_table, render_text
 
 LIST_EVERY_WORKLOAD_UP_TO = 40
@@ -229,6 +235,10 @@ def _decision_sections(plan: Plan) -> list[_Section]:
         sections.append(_Section("Porting and migration", headers, one_offs))
     if plan.moves:
         sections.append(_moves_section(plan))
+    if plan.roadmap is not None:
+        sections.append(_Section("Roadmap", ("", ""), roadmap_summary(plan.roadmap)))
+        title = "Roadmap by month (cost against staying where the team is)"
+        sections.append(_Section(title, MONTH_HEADERS, month_rows(plan.roadmap), 2))
     return sections
 
 
@@ -498,7 +508,10 @@ def plan_csv_tables(plan: Plan) -> dict[str, pd.DataFrame]:
             }
         ]
     )
+    roadmap = plan.roadmap
+    extra = {ROADMAP_TABLE: roadmap_frame(roadmap)} if roadmap is not None else {}
     return {
+        **extra,
         "assignments": plan_rows(plan),
         "purchases": purchases,
         "porting": porting,
@@ -506,12 +519,21 @@ def plan_csv_tables(plan: Plan) -> dict[str, pd.DataFrame]:
     }
 
 
+ROADMAP_TABLE = "roadmap"
+"""The CSV table a horizon plan adds after :data:`CSV_TABLES` (one row per month)."""
+
+
+def csv_table_names(roadmap: bool) -> tuple[str, ...]:
+    """The CSV tables of a plan, with the roadmap's when it has one."""
+    return (*CSV_TABLES, ROADMAP_TABLE) if roadmap else CSV_TABLES
+
+
 def plan_csv_sections(plan: Plan) -> str:
     """Every CSV table in one stream: the assignments as plain CSV first, then each other
     table after a blank line and a ``# <name>`` line."""
     tables = plan_csv_tables(plan)
     parts = [csv_text(tables["assignments"])]
-    for name in CSV_TABLES[1:]:
+    for name in csv_table_names(plan.roadmap is not None)[1:]:
         parts.append(f"\n# {name}\n{csv_text(tables[name])}")
     return "".join(parts)
 
@@ -519,15 +541,18 @@ def plan_csv_sections(plan: Plan) -> str:
 def plan_csv_files(plan: Plan, path: str) -> dict[str, str]:
     """The CSV tables as files: ``path`` holds the assignments, the others sit beside it."""
     tables = plan_csv_tables(plan)
-    paths = [path, *sidecar_paths(path)]
-    return {p: csv_text(tables[name]) for p, name in zip(paths, CSV_TABLES, strict=True)}
+    roadmap = plan.roadmap is not None
+    paths = [path, *sidecar_paths(path, roadmap)]
+    names = csv_table_names(roadmap)
+    return {p: csv_text(tables[name]) for p, name in zip(paths, names, strict=True)}
 
 
-def sidecar_paths(path: str | os.PathLike[str]) -> list[str]:
-    """The files a CSV plan written to ``path`` puts beside it: ``<stem>.<table>.csv``."""
+def sidecar_paths(path: str | os.PathLike[str], roadmap: bool = False) -> list[str]:
+    """The files a CSV plan written to ``path`` puts beside it: ``<stem>.<table>.csv``
+    (``<stem>.roadmap.csv`` too for a horizon plan)."""
     text = os.fspath(path)
     stem = text[: -len(".csv")] if text.lower().endswith(".csv") else text
-    return [f"{stem}.{name}.csv" for name in CSV_TABLES[1:]]
+    return [f"{stem}.{name}.csv" for name in csv_table_names(roadmap)[1:]]
 
 
 # --- dispatch ----------------------------------------------------------------------------
