@@ -375,6 +375,9 @@ def add_demand(
         phi = model.factors[members]  # [members, months]
         kind = specs[group.profile].kind
         own = terms.setdefault(group, _GroupTerms())
+        on_target_of = {
+            m: _on_target(model, oids, group.readiness, m) for m in range(1, model.months + 1)
+        }
         for figure in FIGURES[kind]:
             on_target = figures.loc[
                 list(zip(members, [group.target] * len(members), strict=True)), figure
@@ -386,16 +389,16 @@ def add_demand(
                 if group.interim is not None
                 else None
             )
-            cache: dict[bytes, pulp.LpAffineExpression] = {}
             cache_b: dict[bytes, pulp.LpAffineExpression] = {}
             for m in range(1, model.months + 1):
                 column = phi[:, m - 1]
                 if not column.any():
                     continue
-                total = _weighted(model, oids, column * on_target, f"g{gi}_{figure}", m, cache)
-                ready = model.ready(group.readiness, m)
-                there = _times_ready(
-                    model, total, float((column * on_target).sum()), ready, f"g{gi}_{figure}_m{m}"
+                shares = on_target_of[m]
+                there = _as_variable(
+                    model,
+                    _sum_of(shares, column * on_target),
+                    name("on_target", f"g{gi}", figure, f"m{m:03d}"),
                 )
                 _add(parts, (group.target, m, group.profile, figure), there)
                 own.target[(figure, m)] = there
@@ -404,24 +407,13 @@ def add_demand(
                 waiting = _weighted(
                     model, oids, column * on_interim, f"g{gi}_{figure}_b", m, cache_b
                 )
-                moved = _times_ready(
-                    model,
-                    waiting,
-                    float((column * on_interim).sum()),
-                    ready,
-                    f"g{gi}_{figure}_b_m{m}",
-                )
                 rest = waiting.copy()
-                rest.addInPlace(moved, -1.0)
+                rest.addInPlace(_sum_of(shares, column * on_interim), -1.0)
                 _add(parts, (group.interim, m, group.profile, figure), rest)
                 own.interim[(figure, m)] = rest
         if group.moving:
-            count = _weighted(model, oids, np.ones(len(oids)), f"g{gi}_count", 0, {})
             for m in range(1, model.months + 1):
-                ready = model.ready(group.readiness, m)
-                own.moved[m] = _times_ready(
-                    model, count, float(len(oids)), ready, f"g{gi}_moved_m{m}"
-                )
+                own.moved[m] = _sum_of(on_target_of[m], np.ones(len(oids)))
     levels = profile_levels(catalog)
     hours = model.grid.hours
     aggregated = {
@@ -443,6 +435,42 @@ def add_demand(
                     var, level
                 )
     return terms
+
+
+def _on_target(
+    model: HorizonModel, oids: list[int], readiness: tuple[str, ...] | None, month: int
+) -> list[pulp.LpAffineExpression]:
+    """Per row, whether its workload runs on its target in ``month``: ``y = x R``, exactly
+    (``y <= x``, ``y <= R``, ``y >= x + R - 1``), one variable per workload and month. Per
+    workload, not per group: summed over a group, ``y_j <= R`` is far tighter than
+    ``Y <= U R`` where not every workload of the group takes the target."""
+    ready = model.ready(readiness, month)
+    out = []
+    for oid in oids:
+        x = model.x(oid)
+        if isinstance(ready, float):
+            out.append(x * ready)
+            continue
+        if oid in model.fixed:
+            out.append(pulp.LpAffineExpression([(ready, 1.0)]))
+            continue
+        label = (str(oid), f"m{month:03d}")
+        y = model.problem.add_variable(name("runs_on_target", *label), 0, 1)
+        p = model.problem
+        p.addConstraint(y - x <= 0, name("on_target_if_target", *label))
+        p.addConstraint(y - ready <= 0, name("on_target_if_ready", *label))
+        p.addConstraint(x + ready - y <= 1, name("on_target_once_ready", *label))
+        out.append(pulp.LpAffineExpression([(y, 1.0)]))
+    return out
+
+
+def _sum_of(shares: list[pulp.LpAffineExpression], weights: np.ndarray) -> pulp.LpAffineExpression:
+    """``sum_j weight_j share_j``."""
+    expr = pulp.LpAffineExpression()
+    for share, weight in zip(shares, weights, strict=True):
+        if weight:
+            expr.addInPlace(share, float(weight))
+    return expr
 
 
 def _add(
