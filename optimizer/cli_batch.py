@@ -19,6 +19,7 @@ from placement.cli import (
     catalog_options,
     cli,
     emit,
+    horizon_option,
     inventory_options,
     output_options,
 )
@@ -106,6 +107,7 @@ def progress_bar(quiet: bool, label: str) -> Iterator[Callable[[int, int], None]
 @inventory_options
 @catalog_options
 @batch_options
+@horizon_option
 @output_options
 @_guard
 def whatif_command(
@@ -120,6 +122,7 @@ def whatif_command(
     gap: float,
     workers: int | None,
     scheduler: str | None,
+    horizon: int | None,
     fmt: str,
     output: str | None,
     quiet: bool,
@@ -155,6 +158,7 @@ def whatif_command(
             workers=workers,
             scheduler=scheduler,
             progress=advance,
+            horizon=horizon,
         )
     emit(lambda console: render_comparison(result, fmt, console), output, quiet)
     sys.exit(_exit_code([o.plan for o in result.outcomes]))
@@ -187,6 +191,7 @@ def whatif_command(
 @inventory_options
 @catalog_options
 @batch_options
+@horizon_option
 @output_options
 @_guard
 def sweep_command(
@@ -203,6 +208,7 @@ def sweep_command(
     gap: float,
     workers: int | None,
     scheduler: str | None,
+    horizon: int | None,
     fmt: str,
     output: str | None,
     quiet: bool,
@@ -243,6 +249,7 @@ def sweep_command(
             workers=workers,
             scheduler=scheduler,
             progress=advance,
+            horizon=horizon,
         )
     if chart and suffix:
         write_files({chart: sweep_chart(result, suffix)})

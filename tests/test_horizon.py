@@ -216,3 +216,24 @@ def test_the_cli_gives_the_roadmap_in_json_csv_and_the_table(tmp_path: Path) -> 
     assert "Roadmap by month" in table and "every workload on its target" in table
     streamed = invoke("plan", str(inventory), "--horizon", "3", "--format", "csv").stdout
     assert "\n# roadmap\nmonth," in streamed
+
+
+def test_whatif_and_sweep_plan_roadmaps_when_given_a_horizon() -> None:
+    from placement.catalog import Setting, read_catalog
+    from placement.comparing import whatif
+    from placement.comparing.sweep import Parameter, sweep
+    from placement.scenarios import Scenario
+
+    source = read_catalog()
+    rows = [workload("job", h100_gpu_hours=500, current_accelerator="h100")]
+    inventory = read_inventory(
+        frame(rows), list(source.catalog.accelerators), load_profiles=source.catalog.profile_kinds()
+    )
+    price = Setting("accelerators.h100.on_demand_usd_per_chip_hour", 3.0, "3.0", "test", "test")
+    cheaper = Scenario("cheaper", "", "test", "", (price,))
+    compared = whatif(inventory, [cheaper], source, workers=1, horizon=4)
+    for outcome in compared.outcomes:
+        assert outcome.plan.roadmap is not None and outcome.plan.roadmap.horizon_months == 4
+    volume = Parameter.parse_range("inventory.h100_gpu_hours", "100:200:2")
+    swept = sweep(inventory, [volume], source, workers=1, horizon=4)
+    assert all(p.plan.roadmap is not None for p in swept.points)

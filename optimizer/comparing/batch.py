@@ -53,6 +53,7 @@ class PlanJob:
     catalog: CatalogSpec
     scenario: Scenario | None
     solver: SolverOptions
+    horizon: int | None = None  # months of a roadmap (plan --horizon); None: steady state
 
 
 def planned_inventory(
@@ -75,7 +76,9 @@ def planned_inventory(
 
 def run_job(job: PlanJob) -> Plan:
     """Plan one job (a module-level function, so worker processes and Dask can call it)."""
-    return plan(job.inventory, job.catalog.read(), job.solver, scenario=job.scenario).plan
+    return plan(
+        job.inventory, job.catalog.read(), job.solver, scenario=job.scenario, horizon=job.horizon
+    ).plan
 
 
 def default_workers() -> int:

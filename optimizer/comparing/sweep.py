@@ -207,9 +207,10 @@ def sweep(
     scheduler: str | None = None,
     progress: Progress | None = None,
     tolerance: float = BISECTION_TOLERANCE,
+    horizon: int | None = None,
 ) -> SweepResult:
     """Plan every grid point, then bisect every interval of the first parameter where the
-    decisions change."""
+    decisions change; ``horizon`` plans each point as a roadmap over that many months."""
     if not 1 <= len(parameters) <= 2:
         raise PlacementInputError(["sweep takes one or two parameters"], title="invalid option")
     catalog = catalog or read_catalog()
@@ -230,7 +231,7 @@ def sweep(
     for x, y in sorted(corners, key=str):
         check_scenario(inventory, catalog, scenario(x, y))
     plans = run_jobs(
-        [PlanJob(inventory, spec, scenario(x, y), solver) for x, y in grid],
+        [PlanJob(inventory, spec, scenario(x, y), solver, horizon) for x, y in grid],
         workers,
         scheduler,
         progress,
@@ -252,7 +253,7 @@ def sweep(
         mids = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
         found = run_jobs(
             [
-                PlanJob(inventory, spec, scenario(m, open_[i][4]), solver)
+                PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)
                 for i, m in zip(narrowing, mids, strict=True)
             ],
             workers,

@@ -127,17 +127,19 @@ def whatif(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Progress | None = None,
+    horizon: int | None = None,
 ) -> WhatIfResult:
     """Plan the base and every scenario (in parallel: ``workers`` local processes, or the Dask
-    cluster at ``scheduler``) and compare each with the base."""
+    cluster at ``scheduler``) and compare each with the base; ``horizon`` plans each as a
+    roadmap over that many months."""
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
     for scenario in scenarios:
         check_scenario(inventory, catalog, scenario)
     spec = CatalogSpec.of(catalog)
-    jobs = [PlanJob(inventory, spec, None, solver)] + [
-        PlanJob(inventory, spec, s, solver) for s in scenarios
+    jobs = [PlanJob(inventory, spec, None, solver, horizon)] + [
+        PlanJob(inventory, spec, s, solver, horizon) for s in scenarios
     ]
     plans = run_jobs(jobs, workers, scheduler, progress)
     base = plans[0]

@@ -306,7 +306,9 @@ class History:
         elif not inventory_changed:
             inventory_effect, catalog_effect = 0.0, b.objective - a.objective
         else:
-            mixed = plan(b.inventory, a.catalog, solver or SolverOptions()).plan
+            # The same kind of plan as B's: a roadmap over its horizon, or the steady state.
+            horizon = b.plan.run.horizon_months if b.plan.run is not None else None
+            mixed = plan(b.inventory, a.catalog, solver or SolverOptions(), horizon=horizon).plan
             middle = mixed.objective_monthly_usd
             if middle is None:
                 inventory_effect = catalog_effect = None
