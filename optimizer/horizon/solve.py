@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pulp
+
 from placement.estimating import Estimates
 from placement.formulation import FormulationSettings
 from placement.horizon.formulation import HorizonModel, build_horizon_model
@@ -31,12 +33,14 @@ def solve_horizon(
     time_limit_s: float | None,
     gap: float,
 ) -> HorizonResult:
-    """Solve the roadmap MILP and the stay-put model, and build the roadmap."""
+    """Solve the stay-put model, then the roadmap MILP from the stay-put plan (a feasible
+    roadmap: nobody moves), and build the roadmap."""
+    stay = _stay_put(estimates, catalog, months, solver, time_limit_s, gap)
     model = build_horizon_model(estimates, catalog, months)
-    result = solve_model(model, solver, time_limit_s, gap)
+    start = _start_from(model, stay) if stay is not None else None
+    result = solve_model(model, solver, time_limit_s, gap, start=start)
     if not result.has_solution:
         return HorizonResult(result, None, {})
-    stay = _stay_put(estimates, catalog, months, solver, time_limit_s, gap)
     roadmap = build_roadmap(model, stay, estimates.workloads, catalog)
     position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
     end = {
@@ -48,6 +52,27 @@ def solve_horizon(
         for w in roadmap.workloads
     }
     return HorizonResult(result, roadmap, end)
+
+
+def _start_from(model: HorizonModel, stay: HorizonModel) -> dict[pulp.LpVariable, float]:
+    """The integer values of the stay-put plan in the roadmap model: every workload targets
+    its interim place, nothing is migrated or ported, the same reservations are bought (HiGHS
+    completes the continuous rest)."""
+    where = dict(
+        zip(stay.rows["workload"].astype(int), stay.rows["accelerator"].astype(str), strict=True)
+    )
+    rows = model.rows
+    start: dict[pulp.LpVariable, float] = {
+        var: float(where.get(int(rows.at[oid, "workload"])) == rows.at[oid, "accelerator"])
+        for oid, var in model.assign.items()
+    }
+    for ready in [*model.adopt.values(), *model.port.values()]:
+        if isinstance(ready, pulp.LpVariable):
+            start[ready] = 0.0
+    for key, var in model.units.items():
+        bought = stay.units.get(key)
+        start[var] = float(round(bought.varValue or 0.0)) if bought is not None else 0.0
+    return start
 
 
 def _stay_put(
