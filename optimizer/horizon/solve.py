@@ -10,6 +10,7 @@ from placement.estimating import Estimates
 from placement.formulation import FormulationSettings
 from placement.horizon.formulation import HorizonModel, build_horizon_model
 from placement.horizon.roadmap import build_roadmap
+from placement.horizon.start import early_start, priced
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solve import SolveResult, solve_model
@@ -37,7 +38,7 @@ def solve_horizon(
     roadmap: nobody moves), and build the roadmap."""
     stay = _stay_put(estimates, catalog, months, solver, time_limit_s, gap)
     model = build_horizon_model(estimates, catalog, months)
-    start = _start_from(model, stay) if stay is not None else None
+    start = _cheaper_start(model, stay, estimates, catalog, solver, time_limit_s, gap)
     result = solve_model(model, solver, time_limit_s, gap, start=start)
     if not result.has_solution:
         return HorizonResult(result, None, {})
@@ -52,6 +53,32 @@ def solve_horizon(
         for w in roadmap.workloads
     }
     return HorizonResult(result, roadmap, end)
+
+
+def _cheaper_start(
+    model: HorizonModel,
+    stay: HorizonModel | None,
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> dict[pulp.LpVariable, float] | None:
+    """The stay-put plan or the early roadmap (``placement.horizon.start``), whichever costs
+    less, as the search's start."""
+    candidates: list[tuple[float, dict[pulp.LpVariable, float]]] = []
+    if stay is not None:
+        stay_cost = pulp.value(stay.problem.objective)
+        if stay_cost is not None:
+            candidates.append((float(stay_cost), _start_from(model, stay)))
+    early = early_start(model, estimates, catalog)
+    if early is not None:
+        found = priced(model, early, solver, time_limit_s, gap)
+        if found is not None:
+            candidates.append(found)
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: c[0])[1]
 
 
 def _start_from(model: HorizonModel, stay: HorizonModel) -> dict[pulp.LpVariable, float]:

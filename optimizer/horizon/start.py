@@ -1,0 +1,144 @@
+"""A roadmap to start the search from: the greedy targets, reached as early as they can be.
+
+Each workload targets its greedy accelerator (``placement.greedy``: its cheapest, within pins
+and the per-cycle porting cap). Every migration programme a target needs starts in month 1
+and is ready after its lead; ports start once their programme is done, the most valuable first
+(the monthly saving of the workloads waiting for them, at on-demand rates), at most
+``porting_engineers`` at a time. A workload whose target would be ready after its deadline, or
+not within the horizon, targets its interim place instead. The plan is priced by solving the
+roadmap model with these decisions fixed (commitments left free); the search then starts from
+it or from the stay-put plan, whichever costs less.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import pulp
+
+from placement.estimating import Estimates
+from placement.greedy import greedy_placement
+from placement.horizon.formulation import HorizonModel
+from placement.horizon.timeline import month_of_week, start_months
+from placement.models.catalog import Catalog
+from placement.solve import solve_model
+
+Start = dict[pulp.LpVariable, float]
+
+
+def early_start(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> Start | None:
+    """The values of every binary of the early roadmap (see the module), or None if the
+    greedy placement leaves a workload out."""
+    rows = model.rows
+    greedy = greedy_placement(estimates.options, catalog)
+    chosen = rows[rows["accelerator"].eq(rows["workload"].map(greedy))]
+    if chosen["workload"].nunique() != rows["workload"].nunique():
+        return None
+    ready_at = _schedule(model, chosen, estimates, catalog)
+    starts = start_months(estimates.workloads)
+    needed = estimates.workloads["needed_in_weeks"].astype(float)
+    target: dict[int, str] = {}
+    for w, acc, readiness in zip(
+        chosen["workload"], chosen["accelerator"], chosen["readiness"], strict=True
+    ):
+        w = int(w)
+        ready = 1 if readiness is None else ready_at.get(readiness)
+        deadline = model.months + 1
+        if not pd.isna(needed.iat[w]):
+            deadline = min(deadline, month_of_week(float(needed.iat[w]), catalog))
+        if w not in model.interim:
+            deadline = min(deadline, int(starts[w]))
+        late = ready is None or ready > deadline
+        target[w] = model.interim[w] if late and w in model.interim else str(acc)
+    values: Start = {
+        var: float(target.get(int(rows.at[oid, "workload"])) == rows.at[oid, "accelerator"])
+        for oid, var in model.assign.items()
+    }
+    used = {g for w, g in _targets(rows, target) if g is not None}
+    for (s, k), var in model.adopt.items():
+        if isinstance(var, pulp.LpVariable):
+            done = ready_at.get(("adopt", s))
+            values[var] = float(done is not None and k >= done and _needs(used, s))
+    for (f, s, k), var in model.port.items():
+        if isinstance(var, pulp.LpVariable):
+            done = ready_at.get(("port", f, s))
+            values[var] = float(done is not None and k >= done and ("port", f, s) in used)
+    return values
+
+
+def _targets(rows: pd.DataFrame, target: dict[int, str]) -> list[tuple[int, tuple[str, ...]]]:
+    """(workload, readiness group) of each workload's chosen row."""
+    mine = rows[rows["accelerator"].eq(rows["workload"].map(target))]
+    return list(zip(mine["workload"].astype(int), mine["readiness"], strict=True))
+
+
+def _needs(used: set[tuple[str, ...]], platform: str) -> bool:
+    """Whether a chosen target needs ``platform``'s programme (directly or through a port)."""
+    return any(g[-1] == platform for g in used)
+
+
+def _schedule(
+    model: HorizonModel, chosen: pd.DataFrame, estimates: Estimates, catalog: Catalog
+) -> dict[tuple[str, ...], int]:
+    """The month each readiness group of the chosen rows is ready: programmes after their
+    lead, ports by value within the engineers."""
+    ready: dict[tuple[str, ...], int] = {}
+    groups = {g for g in chosen["readiness"] if g is not None}
+    for s, lead in model.lead_months.items():
+        if any(g[-1] == s for g in groups):
+            ready[("adopt", s)] = lead + 1
+    options = estimates.options
+    interim_cost = {
+        (int(w), str(a)): float(c)
+        for w, a, c in zip(
+            options["workload"], options["accelerator"], options["monthly_cost_usd"], strict=True
+        )
+    }
+    value: dict[tuple[str, ...], float] = {}
+    for w, g, cost in zip(
+        chosen["workload"],
+        chosen["readiness"],
+        chosen["monthly_cost_usd"],
+        strict=True,
+    ):
+        if g is None or g[0] != "port":
+            continue
+        interim = model.interim.get(int(w))
+        saving = interim_cost.get((int(w), interim), float(cost)) - float(cost) if interim else 0.0
+        value[g] = value.get(g, 0.0) + saving
+    engineers = catalog.economics.porting_engineers
+    lanes = [0] * (engineers if engineers is not None else len(value) or 1)
+    for g in sorted(value, key=lambda k: (-value[k], k)):
+        f, s = g[1], g[2]
+        d = model.port_months[(f, s)]
+        programme = ready.get(("adopt", s), 1)
+        lane = min(range(len(lanes)), key=lambda i: lanes[i])
+        begin = max(programme, lanes[lane] + 1)
+        lanes[lane] = begin + d - 1
+        if begin + d <= model.months + 1:
+            ready[g] = begin + d
+    return ready
+
+
+def priced(
+    model: HorizonModel,
+    values: Start,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> tuple[float, Start] | None:
+    """The roadmap's cost with ``values``' binaries fixed (commitments chosen), and every
+    integer value of that plan; None where it is infeasible."""
+    saved = {var: (var.lowBound, var.upBound) for var in values}
+    for var, value in values.items():
+        var.lowBound = var.upBound = value
+    try:
+        result = solve_model(model, solver, time_limit_s, gap)
+    finally:
+        for var, (low, high) in saved.items():
+            var.lowBound, var.upBound = low, high
+    if result.objective is None:
+        return None
+    full = dict(values)
+    for var in model.units.values():
+        full[var] = float(round(var.varValue or 0.0))
+    return result.objective, full
