@@ -395,16 +395,7 @@ def assemble_plan(
                 )
             )
 
-    # "infeasible" only when the solver proved it; a run that stopped (time limit) or failed
-    # before any plan is "no_solution", and ``message`` says which it was.
-    statuses: dict[SolveStatus, PlanStatus] = {
-        SolveStatus.OPTIMAL: "optimal",
-        SolveStatus.FEASIBLE: "feasible",
-        SolveStatus.INFEASIBLE: "infeasible",
-        SolveStatus.NO_SOLUTION: "no_solution",
-        SolveStatus.ERROR: "no_solution",
-    }
-    status = statuses[result.status]
+    status = _status(result)
     return Plan(
         status=status,
         objective_monthly_usd=None if solution is None else round(sum(breakdown.values()), 2),
@@ -494,7 +485,9 @@ def _plan_horizon(
 
 
 def _status(result: SolveResult) -> PlanStatus:
-    """The plan status of a solve (see ``assemble_plan``)."""
+    """The plan status of a solve: "infeasible" only when the solver proved it; a run that
+    stopped (time limit) or failed before any plan is "no_solution", and the plan's
+    ``message`` says which it was."""
     statuses: dict[SolveStatus, PlanStatus] = {
         SolveStatus.OPTIMAL: "optimal",
         SolveStatus.FEASIBLE: "feasible",
@@ -654,19 +647,33 @@ def plan(
         plan_, result, solution = _plan_horizon(
             estimates, catalog, solver, horizon, inventory.extra_columns, progress
         )
-        run = run_info(
-            inventory,
-            catalog,
-            source.origin if source else None,
-            solver.solver,
-            solver.time_limit_s,
-            solver.gap,
-            started_at,
-            scenario,
+    else:
+        plan_, result, solution = _plan_steady_state(
+            estimates, catalog, solver, inventory.extra_columns, progress, model_path
         )
-        run = run.model_copy(update={"horizon_months": horizon})
-        plan_ = plan_.model_copy(update={"run": run})
-        return PlanResult(plan_, inventory, catalog, estimates, result, solution)
+    run = run_info(
+        inventory,
+        catalog,
+        source.origin if source else None,
+        solver.solver,
+        solver.time_limit_s,
+        solver.gap,
+        started_at,
+        scenario,
+    ).model_copy(update={"horizon_months": horizon})
+    plan_ = plan_.model_copy(update={"run": run})
+    return PlanResult(plan_, inventory, catalog, estimates, result, solution)
+
+
+def _plan_steady_state(
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    extra_columns: tuple[str, ...],
+    progress: Progress,
+    model_path: str | os.PathLike[str] | None,
+) -> tuple[Plan, SolveResult, Solution | None]:
+    """The steady-state plan: one month once every port and migration is done."""
     progress(f"building and solving the model ({solver.solver})")
     # The greedy plan, priced (where it runs and what it commits to), is the search's
     # starting point (it can take HiGHS from seconds of searching to a fraction of one) and a
@@ -678,16 +685,5 @@ def plan(
     progress("computing the baselines")
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
     progress("assembling the plan and its explanations")
-    plan_ = assemble_plan(estimates, catalog, inventory.extra_columns, result, solution, baselines)
-    run = run_info(
-        inventory,
-        catalog,
-        source.origin if source else None,
-        solver.solver,
-        solver.time_limit_s,
-        solver.gap,
-        started_at,
-        scenario,
-    )
-    plan_ = plan_.model_copy(update={"run": run})
-    return PlanResult(plan_, inventory, catalog, estimates, result, solution)
+    plan_ = assemble_plan(estimates, catalog, extra_columns, result, solution, baselines)
+    return plan_, result, solution

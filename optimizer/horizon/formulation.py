@@ -643,34 +643,21 @@ def add_costs(model: HorizonModel, catalog: Catalog, groups: dict[Group, _GroupT
         monthly[m - 1]["on_demand_usd"].addInPlace(use, rates[acc] * float(hours[t]))
     for (acc, m, t), cover in model.covered.items():
         monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rates[acc] * float(hours[t]))
-    for q in model.book.reservations:
-        term = int(catalog.pricing_options[q.pricing].term_months or 1)
+    products = [
+        (q.key, q.pricing, model.units, q.unit_monthly_usd) for q in model.book.reservations
+    ] + [(p.key, p.pricing, model.plan_usd, month_hours) for p in model.book.savings_plans]
+    for key, pricing, bought, price in products:
+        # Owned ones cost what they cost while they last; bought ones while held, and every
+        # payment after the horizon their term binds the team to.
+        term = int(catalog.pricing_options[pricing].term_months or 1)
         for m in range(1, N + 1):
-            _, owned_cost = owned_in_month(model.book, q.key, m)
-            monthly[m - 1]["commitments_usd"].constant += owned_cost
-            if (q.key, m) in model.units:
-                monthly[m - 1]["commitments_usd"].addInPlace(
-                    _held(model.units, q.key, m, term), q.unit_monthly_usd
-                )
-                beyond = max(0, m + term - 1 - N)
-                if beyond:
-                    model.after_horizon.addInPlace(
-                        model.units[(q.key, m)], q.unit_monthly_usd * beyond
-                    )
-    for plan in model.book.savings_plans:
-        term = int(catalog.pricing_options[plan.pricing].term_months or 1)
-        for m in range(1, N + 1):
-            _, owned_cost = owned_in_month(model.book, plan.key, m)
-            monthly[m - 1]["commitments_usd"].constant += owned_cost
-            if (plan.key, m) in model.plan_usd:
-                monthly[m - 1]["commitments_usd"].addInPlace(
-                    _held(model.plan_usd, plan.key, m, term), month_hours
-                )
-                beyond = max(0, m + term - 1 - N)
-                if beyond:
-                    model.after_horizon.addInPlace(
-                        model.plan_usd[(plan.key, m)], month_hours * beyond
-                    )
+            monthly[m - 1]["commitments_usd"].constant += owned_in_month(model.book, key, m)[1]
+            if (key, m) not in bought:
+                continue
+            monthly[m - 1]["commitments_usd"].addInPlace(_held(bought, key, m, term), price)
+            beyond = max(0, m + term - 1 - N)
+            if beyond:
+                model.after_horizon.addInPlace(bought[(key, m)], price * beyond)
     # One-offs in the month they start: a port done by month k started in k - d.
     for (f, s), d in model.port_months.items():
         cost = porting_one_off_usd(catalog, s)

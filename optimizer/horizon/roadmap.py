@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 
 from placement.commitments import CommitmentBook
+from placement.formulation import porting_one_off_usd
 from placement.horizon.formulation import (
     COMPONENTS,
     HorizonModel,
@@ -70,36 +71,27 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
 
 def roadmap_steps(model: HorizonModel, catalog: Catalog) -> list[RoadmapStep]:
     """The migration programmes and ports the solution starts, with their months."""
-    from placement.formulation import porting_one_off_usd
-
+    items: list[tuple[tuple[str, ...], str | None, str, int, float]] = [
+        (("adopt", s), None, s, lead, catalog.platforms[s].migration_one_off_usd.value)
+        for s, lead in sorted(model.lead_months.items())
+    ] + [
+        (("port", f, s), f, s, d, porting_one_off_usd(catalog, s))
+        for (f, s), d in sorted(model.port_months.items())
+    ]
     steps = []
-    for s, lead in sorted(model.lead_months.items()):
-        ready = ready_month(model, ("adopt", s))
-        if ready is None and _done_at_end(model, ("adopt", s)):
-            ready = model.months + 1
+    for readiness, family, platform, months, one_off in items:
+        ready = ready_month(model, readiness)
+        if ready is None and _done_at_end(model, readiness):
+            ready = model.months + 1  # usable only after the horizon, but started in it
         if ready is not None:
             steps.append(
                 RoadmapStep(
-                    item="migration",
-                    platform=s,
-                    start_month=ready - lead,
+                    item="port" if family is not None else "migration",
+                    platform=platform,
+                    family=family,
+                    start_month=ready - months,
                     ready_month=ready,
-                    one_off_usd=catalog.platforms[s].migration_one_off_usd.value,
-                )
-            )
-    for (f, s), d in sorted(model.port_months.items()):
-        ready = ready_month(model, ("port", f, s))
-        if ready is None and _done_at_end(model, ("port", f, s)):
-            ready = model.months + 1
-        if ready is not None:
-            steps.append(
-                RoadmapStep(
-                    item="port",
-                    platform=s,
-                    family=f,
-                    start_month=ready - d,
-                    ready_month=ready,
-                    one_off_usd=porting_one_off_usd(catalog, s),
+                    one_off_usd=one_off,
                 )
             )
     return steps
