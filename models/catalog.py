@@ -322,6 +322,26 @@ class GraphCaching(_Strict):
     ttft_ratio_to_reference: LatencyRange
 
 
+class FeatureRelease(_Strict):
+    """A feature a future SDK version brings, dated by the month of a horizon it is usable
+    from (month 1 is the first month planned): from then on the platform handles the feature
+    by ``rule`` instead of its current one."""
+
+    feature: str
+    from_month: Months
+    rule: FeatureRule
+    sdk_version: SdkVersion | None = None
+    source: str = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _known_feature(self) -> FeatureRelease:
+        from placement.models.workload import FEATURES
+
+        if self.feature not in FEATURES:
+            raise ValueError(f"feature {self.feature!r} is not one of: {', '.join(FEATURES)}")
+        return self
+
+
 class Platform(_Strict):
     """A software platform (CUDA, Neuron).
 
@@ -338,6 +358,8 @@ class Platform(_Strict):
     sdk_version: SdkVersion | None = None
     graph_caching: GraphCaching | None = None
     features: dict[str, FeatureRule] = Field(default_factory=dict)
+    # Dated features of the SDK's roadmap, used over a horizon (--horizon); none by default.
+    feature_roadmap: list[FeatureRelease] = Field(default_factory=list)
 
 
 DERIVED_NODE_MULTIPLES = 8

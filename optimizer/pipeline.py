@@ -30,6 +30,7 @@ from placement.formulation import (
 )
 from placement.greedy import greedy_placement
 from placement.horizon.formulation import COMPONENTS
+from placement.horizon.releases import catalog_in
 from placement.horizon.solve import solve_horizon
 from placement.models.catalog import Catalog
 from placement.models.plan import (
@@ -440,6 +441,11 @@ def _plan_horizon(
         plan_ = assemble_plan(estimates, catalog, extra_columns, horizon.result, None, empty)
         return plan_, horizon.result, None
     progress("pricing the end state")
+    # The end state runs on the SDK of the horizon's last month (its dated features in force).
+    end_catalog = catalog_in(catalog, months)
+    if end_catalog is not catalog:
+        catalog = end_catalog
+        estimates = estimate(estimates.workloads, catalog)
     result, solution = solve_placement(
         estimates,
         catalog,

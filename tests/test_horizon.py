@@ -237,3 +237,63 @@ def test_whatif_and_sweep_plan_roadmaps_when_given_a_horizon() -> None:
     volume = Parameter.parse_range("inventory.h100_gpu_hours", "100:200:2")
     swept = sweep(inventory, [volume], source, workers=1, horizon=4)
     assert all(p.plan.roadmap is not None for p in swept.points)
+
+
+def _speculative_decoding_from(month: int) -> Any:
+    """Neuron adopted, and speculative decoding supported from ``month`` of the horizon."""
+
+    def edit(data: dict[str, Any]) -> None:
+        neuron = data["platforms"]["neuron"]
+        neuron["adopted"] = True
+        neuron["feature_roadmap"] = [
+            {
+                "feature": "speculative_decoding",
+                "from_month": month,
+                "sdk_version": "2.30",
+                "rule": {"support": "supported", "source": "test"},
+                "source": "test: a future Neuron SDK",
+            }
+        ]
+
+    return edit
+
+
+def test_a_dated_sdk_feature_moves_a_workload_when_it_arrives() -> None:
+    job = workload(
+        "serve",
+        kind="inference",
+        serving="batch",
+        h100_gpu_hours=2000,  # saves $2,000 a month on Trainium2: more than the switching
+        features="speculative_decoding",
+        neuron_ready=True,
+        current_accelerator="h100",
+    )
+    # Today's SDK cannot run it on Trainium2: it stays on H100 for the whole horizon...
+    steady = run([job], horizon_catalog(_speculative_decoding_from(99)), 12)
+    assert target_of(steady.plan, "serve") == ("h100", 1)
+    # ...and from the month the SDK brings the feature, it moves (no port: Neuron-ready).
+    later = run([job], horizon_catalog(_speculative_decoding_from(4)), 12)
+    assert target_of(later.plan, "serve") == ("trn2", 4)
+    road = roadmap_of(later)
+    assert road.months[2].workloads_by_accelerator == {"h100": 1}
+    assert road.months[3].workloads_by_accelerator == {"trn2": 1} and road.months[3].moves == [
+        "serve"
+    ]
+    # The end state is planned with the SDK of the horizon's last month.
+    assert later.plan.assignments[0].accelerator == "trn2"
+
+
+def test_a_dated_feature_must_name_a_known_feature() -> None:
+    with pytest.raises(ValueError, match="not one of"):
+        horizon_catalog(
+            lambda d: d["platforms"]["neuron"].update(
+                feature_roadmap=[
+                    {
+                        "feature": "flash_atention",
+                        "from_month": 3,
+                        "rule": {"support": "supported", "source": "t"},
+                        "source": "t",
+                    }
+                ]
+            )
+        )

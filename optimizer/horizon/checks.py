@@ -11,6 +11,8 @@ import math
 
 import pandas as pd
 
+from placement.estimating import estimate
+from placement.horizon.releases import catalog_in
 from placement.horizon.timeline import month_factors, month_of_week, months_for
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan, Roadmap
@@ -28,6 +30,34 @@ def check_roadmap(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list
     problems += _step_problems(roadmap, catalog)
     problems += _workload_problems(roadmap, workloads, catalog)
     problems += _purchase_problems(roadmap, catalog)
+    problems += _sdk_problems(roadmap, workloads, catalog)
+    return problems
+
+
+def _sdk_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catalog) -> list[str]:
+    """Every workload's target is feasible with the SDK in force when it gets there (the
+    catalog's dated features applied: ``placement.horizon.releases``)."""
+    problems = []
+    by_month: dict[int, list[str]] = {}
+    for w in roadmap.workloads:
+        if w.ready_month is not None:
+            by_month.setdefault(w.ready_month, []).append(w.workload_id)
+    for month, ids in sorted(by_month.items()):
+        options = estimate(workloads, catalog_in(catalog, month)).options
+        feasible = set(
+            zip(
+                options.loc[options["feasible"], "workload_id"].astype(str),
+                options.loc[options["feasible"], "accelerator"].astype(str),
+                strict=True,
+            )
+        )
+        targets = {w.workload_id: w.target_accelerator for w in roadmap.workloads}
+        for workload_id in ids:
+            if (workload_id, targets[workload_id]) not in feasible:
+                problems.append(
+                    f"{workload_id}: on {targets[workload_id]} from month {month}, where the "
+                    "SDK in force cannot run it"
+                )
     return problems
 
 

@@ -60,9 +60,10 @@ import pandas as pd
 import pulp
 
 from placement.commitments import CommitmentBook, commitment_book, on_demand_rates
-from placement.estimating import Estimates
+from placement.estimating import Estimates, estimate
 from placement.estimating.profiles import SliceGrid, profile_levels, slice_grid
 from placement.formulation import FormulationSettings, model_options, porting_one_off_usd
+from placement.horizon.releases import catalog_in, epoch_starts
 from placement.horizon.timeline import (
     interim_accelerators,
     month_factors,
@@ -92,6 +93,7 @@ class Group:
     interim: str | None
     profile: str
     moving: bool  # they run on their interim today, so reaching the target is a move
+    available: int = 1  # the first month the SDK in force makes the target feasible
 
 
 @dataclass
@@ -106,6 +108,8 @@ class HorizonModel:
     book: CommitmentBook
     grid: SliceGrid
     purchasable: frozenset[str] | None = None
+    # The options of each epoch of the SDK's roadmap, by its first month (1: the catalog now).
+    epochs: dict[int, pd.DataFrame] = field(default_factory=dict)
     assign: dict[int, pulp.LpVariable] = field(default_factory=dict)
     fixed: set[int] = field(default_factory=set)
     adopt: dict[tuple[str, int], Ready] = field(default_factory=dict)
@@ -158,8 +162,9 @@ def build_horizon_model(
 ) -> HorizonModel:
     """Create the roadmap MILP over ``months`` months (see the module for the formulation)."""
     settings = settings or FormulationSettings()
-    rows = model_options(estimates.options, catalog, settings)
     workloads = estimates.workloads
+    epochs = epoch_options(estimates, catalog, months)
+    rows = _available_rows(epochs, catalog, settings)
     interim = interim_accelerators(estimates.options, workloads)
     rows = rows.assign(
         readiness=[
@@ -182,6 +187,7 @@ def build_horizon_model(
         book=commitment_book(catalog),
         grid=slice_grid(catalog),
         purchasable=settings.purchasable,
+        epochs=epochs,
     )
     names = unique_clean(workloads["id"].astype(str).tolist())
     keys = name_map([*catalog.accelerators, *catalog.pricing_options, *catalog.platforms])
@@ -193,6 +199,38 @@ def build_horizon_model(
     add_commitments(model, catalog, keys)
     add_costs(model, catalog, groups)
     return model
+
+
+def epoch_options(estimates: Estimates, catalog: Catalog, months: int) -> dict[int, pd.DataFrame]:
+    """Each epoch's option frame, by its first month (``placement.horizon.releases``)."""
+    epochs = {1: estimates.options}
+    for start in epoch_starts(catalog, months)[1:]:
+        later = estimate(estimates.workloads, catalog_in(catalog, start)).options
+        same = ["workload", "accelerator", "pricing"]
+        if not later[same].equals(estimates.options[same]):
+            raise AssertionError("epoch option frames must list the same options in order")
+        epochs[start] = later
+    return epochs
+
+
+def _available_rows(
+    epochs: dict[int, pd.DataFrame], catalog: Catalog, settings: FormulationSettings
+) -> pd.DataFrame:
+    """The model's rows: every pair feasible in some epoch, with the first month it is
+    (``available``), its figures those of that epoch (the month's own are read per month)."""
+    found: list[pd.DataFrame] = []
+    seen: set[int] = set()
+    for start, options in sorted(epochs.items()):
+        rows = model_options(options, catalog, settings)
+        new = rows.loc[[oid for oid in rows.index if int(oid) not in seen]]
+        found.append(new.assign(available=start))
+        seen.update(int(oid) for oid in rows.index)
+    return pd.concat(found).sort_index() if len(found) > 1 else found[0]
+
+
+def epoch_of(model: HorizonModel, month: int) -> pd.DataFrame:
+    """The option frame in force in ``month``."""
+    return model.epochs[max(s for s in model.epochs if s <= month)]
 
 
 def add_assignment(model: HorizonModel, names: list[str], keys: dict[str, str]) -> None:
@@ -295,10 +333,14 @@ def add_readiness_deadlines(
     """
     starts = start_months(workloads)
     needed = workloads["needed_in_weeks"].astype(float)
-    for oid, w, readiness in zip(
-        model.rows.index, model.rows["workload"], model.rows["readiness"], strict=True
+    for oid, w, readiness, available in zip(
+        model.rows.index,
+        model.rows["workload"],
+        model.rows["readiness"],
+        _available(model.rows),
+        strict=True,
     ):
-        if readiness is None:
+        if readiness is None and available == 1:
             continue
         deadlines = []
         if int(w) not in model.interim and starts[int(w)] <= model.months:
@@ -309,7 +351,8 @@ def add_readiness_deadlines(
                 deadlines.append(month)
         if not deadlines:
             continue
-        ready = model.ready(readiness, min(deadlines))
+        # Not feasible until a later SDK brings what it needs: then it is not ready at all.
+        ready = model.ready(readiness, min(deadlines)) if available <= min(deadlines) else 0.0
         expr = model.x(int(oid))
         if isinstance(ready, float):
             expr.constant -= ready
@@ -318,6 +361,13 @@ def add_readiness_deadlines(
         model.problem.addConstraint(
             expr <= 0, name("ready_in_time", names[int(w)], str(model.rows.at[oid, "accelerator"]))
         )
+
+
+def _available(rows: pd.DataFrame) -> list[int]:
+    """Each row's first feasible month (1 without a dated SDK feature)."""
+    if "available" not in rows:
+        return [1] * len(rows)
+    return [int(a) for a in rows["available"]]
 
 
 @dataclass
@@ -350,20 +400,26 @@ def add_demand(
     """The chips in use per accelerator, month and slice, from the groups' figures (see the
     module); returns each group's terms for the costs."""
     rows = model.rows
-    figures = _figures(estimates.options, catalog)
+    figures_in = {start: _figures(frame, catalog) for start, frame in model.epochs.items()}
     specs = catalog.profiles()
     moving = set()
     if "current_accelerator" in estimates.workloads:
         current = estimates.workloads["current_accelerator"]
         moving = {int(w) for w, a in current.items() if a is not None and not pd.isna(a)}
     keys: list[Group] = []
-    for w, acc, readiness, profile in zip(
-        rows["workload"], rows["accelerator"], rows["readiness"], rows["load_profile"], strict=True
+    for w, acc, readiness, profile, available in zip(
+        rows["workload"],
+        rows["accelerator"],
+        rows["readiness"],
+        rows["load_profile"],
+        _available(rows),
+        strict=True,
     ):
         w = int(w)
-        interim = model.interim.get(w) if readiness is not None else None
+        waits = readiness is not None or available > 1
+        interim = model.interim.get(w) if waits else None
         is_move = w in moving and model.interim.get(w) != acc
-        keys.append(Group(str(acc), readiness, interim, str(profile), is_move))
+        keys.append(Group(str(acc), readiness, interim, str(profile), is_move, available))
     by_group: dict[Group, list[int]] = {}
     for oid, key in zip(rows.index, keys, strict=True):
         by_group.setdefault(key, []).append(int(oid))
@@ -376,24 +432,20 @@ def add_demand(
         kind = specs[group.profile].kind
         own = terms.setdefault(group, _GroupTerms())
         on_target_of = {
-            m: _on_target(model, oids, group.readiness, m) for m in range(1, model.months + 1)
+            m: _on_target(model, oids, group.readiness, m, group.available)
+            for m in range(1, model.months + 1)
         }
         for figure in FIGURES[kind]:
-            on_target = figures.loc[
-                list(zip(members, [group.target] * len(members), strict=True)), figure
-            ].to_numpy()
-            on_interim = (
-                figures.loc[
-                    list(zip(members, [group.interim] * len(members), strict=True)), figure
-                ].to_numpy()
-                if group.interim is not None
-                else None
-            )
+            by_epoch = {
+                start: _member_figures(frame, members, group, figure)
+                for start, frame in figures_in.items()
+            }
             cache_b: dict[bytes, pulp.LpAffineExpression] = {}
             for m in range(1, model.months + 1):
                 column = phi[:, m - 1]
                 if not column.any():
                     continue
+                on_target, on_interim = by_epoch[max(s for s in by_epoch if s <= m)]
                 shares = on_target_of[m]
                 there = _as_variable(
                     model,
@@ -402,7 +454,7 @@ def add_demand(
                 )
                 _add(parts, (group.target, m, group.profile, figure), there)
                 own.target[(figure, m)] = there
-                if group.readiness is None or on_interim is None or group.interim is None:
+                if on_interim is None or group.interim is None:
                     continue
                 waiting = _weighted(
                     model, oids, column * on_interim, f"g{gi}_{figure}_b", m, cache_b
@@ -438,13 +490,17 @@ def add_demand(
 
 
 def _on_target(
-    model: HorizonModel, oids: list[int], readiness: tuple[str, ...] | None, month: int
+    model: HorizonModel,
+    oids: list[int],
+    readiness: tuple[str, ...] | None,
+    month: int,
+    available: int = 1,
 ) -> list[pulp.LpAffineExpression]:
     """Per row, whether its workload runs on its target in ``month``: ``y = x R``, exactly
     (``y <= x``, ``y <= R``, ``y >= x + R - 1``), one variable per workload and month. Per
     workload, not per group: summed over a group, ``y_j <= R`` is far tighter than
     ``Y <= U R`` where not every workload of the group takes the target."""
-    ready = model.ready(readiness, month)
+    ready = model.ready(readiness, month) if month >= available else 0.0
     out = []
     for oid in oids:
         x = model.x(oid)
@@ -471,6 +527,21 @@ def _sum_of(shares: list[pulp.LpAffineExpression], weights: np.ndarray) -> pulp.
         if weight:
             expr.addInPlace(share, float(weight))
     return expr
+
+
+def _member_figures(
+    figures: pd.DataFrame, members: np.ndarray, group: Group, figure: str
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The members' figure on the group's target and on its interim place (None without)."""
+    on_target = figures.loc[
+        list(zip(members, [group.target] * len(members), strict=True)), figure
+    ].to_numpy()
+    if group.interim is None:
+        return on_target, None
+    on_interim = figures.loc[
+        list(zip(members, [group.interim] * len(members), strict=True)), figure
+    ].to_numpy()
+    return on_target, on_interim
 
 
 def _add(

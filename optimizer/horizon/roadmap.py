@@ -51,9 +51,14 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
         here = current.iat[w]
         here = None if here is None or pd.isna(here) else str(here)
         ready = ready_month(model, readiness)
+        # Not before the SDK makes the target feasible (a dated feature).
+        available = int(rows.at[oid, "available"]) if "available" in rows else 1
+        if ready is not None and available > ready:
+            ready = available if available <= model.months else None
+        waits = readiness is not None or available > 1
         # A target that needs nothing is reached in month 1: a move if it runs elsewhere today.
-        interim = model.interim.get(w) if readiness is not None else here
-        if readiness is not None and ready is None and interim is not None:
+        interim = model.interim.get(w) if waits else here
+        if waits and ready is None and interim is not None:
             # Never ready within the horizon: it stays where it waits, whatever x says.
             target, interim, ready = interim, (here if here != interim else None), 1
         interim = None if interim == target else interim

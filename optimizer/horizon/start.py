@@ -37,11 +37,13 @@ def early_start(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> 
     starts = start_months(estimates.workloads)
     needed = estimates.workloads["needed_in_weeks"].astype(float)
     target: dict[int, str] = {}
-    for w, acc, readiness in zip(
-        chosen["workload"], chosen["accelerator"], chosen["readiness"], strict=True
+    available = chosen["available"] if "available" in chosen else pd.Series(1, index=chosen.index)
+    for w, acc, readiness, first in zip(
+        chosen["workload"], chosen["accelerator"], chosen["readiness"], available, strict=True
     ):
         w = int(w)
         ready = 1 if readiness is None else ready_at.get(readiness)
+        ready = None if ready is None else max(ready, int(first))
         deadline = model.months + 1
         if not pd.isna(needed.iat[w]):
             deadline = min(deadline, month_of_week(float(needed.iat[w]), catalog))
