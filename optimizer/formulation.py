@@ -454,6 +454,8 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
                 total.addInPlace(model.placed([(int(oid), float(h))]))
                 continue
             if int(oid) in model.fixed:
+                if float(h) <= 0:
+                    continue  # no work this month (zero volume): nothing to cover
                 # Same chips held (h / r): min(h_j, r_j K) adds up to min(sum h, K sum r).
                 chips = round(float(h) / float(r), 6)
                 fixed_short.setdefault(chips, {})[int(oid)] = (float(h), float(r))

@@ -370,3 +370,23 @@ class TestUnplacedAndInfeasible:
         assert result.plan.objective_monthly_usd is None
         assert result.exit_code == 3
         assert "porting capacity" in result.plan.message
+
+
+def test_a_workload_with_no_volume_plans_at_no_cost() -> None:
+    """Zero tokens make a job of zero chip-hours and zero run hours: nothing to place or to
+    cover (found by the format property test: the short-work grouping divided by zero)."""
+    from placement.catalog import load_catalog
+
+    catalog = load_catalog()
+    rows = [
+        {
+            "id": "idle",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 0.5,
+            "monthly_tokens_b": 0.0,
+        }
+    ]
+    result = run_plan(rows, catalog)
+    assert result.plan.status == "optimal"
+    assert result.plan.objective_monthly_usd == 0
