@@ -56,6 +56,22 @@ def _load_problems(where: str, option: OptionEvaluation, target: float) -> list[
     return []
 
 
+def in_use_today(
+    workloads: pd.DataFrame, catalog: Catalog
+) -> tuple[set[str], set[tuple[str, str]]]:
+    """Where the team runs today (``current_accelerator``), recomputed from the inventory: the
+    platforms in use (adopted) and the (family, platform) pairs in use (ported)."""
+    current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
+    running = current.dropna()
+    platforms = {catalog.accelerators[str(a)].platform for a in running}
+    families = workloads.loc[running.index, "model_family"]
+    ported = {
+        (str(f), catalog.accelerators[str(a)].platform)
+        for f, a in zip(families, running, strict=True)
+    }
+    return platforms, ported
+
+
 def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[str]:
     """Every violated constraint or inconsistent figure, as sentences (empty when all hold)."""
     problems: list[str] = []
@@ -74,14 +90,7 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     hours = catalog.economics.hours_per_month.value
     ported = {(p.family, p.platform) for p in plan.ported_families}
     migrated = {m.platform for m in plan.migrations}
-    # Where the team runs today: a platform in use is adopted, a family in use there ported.
-    current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
-    running = workloads[current.notna()]
-    in_use = {catalog.accelerators[str(a)].platform for a in current.dropna()}
-    ported_by_use = {
-        (str(f), catalog.accelerators[str(a)].platform)
-        for f, a in zip(running["model_family"], current.dropna(), strict=True)
-    }
+    in_use, ported_by_use = in_use_today(workloads, catalog)
     migrated |= in_use
 
     for a in plan.assignments:

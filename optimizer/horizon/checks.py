@@ -11,6 +11,7 @@ import math
 
 import pandas as pd
 
+from placement.checks import in_use_today
 from placement.estimating import estimate
 from placement.horizon.releases import catalog_in
 from placement.horizon.timeline import month_factors, month_of_week, months_for
@@ -140,13 +141,7 @@ def _workload_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catal
     programmes = {s.platform: s.ready_month for s in roadmap.steps if s.item == "migration"}
     factors = month_factors(workloads, roadmap.horizon_months)
     position = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
-    current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
-    in_use = {catalog.accelerators[str(a)].platform for a in current.dropna()}
-    running = workloads.loc[current.notna(), "model_family"]
-    used_by = {
-        (str(f), catalog.accelerators[str(a)].platform)
-        for f, a in zip(running, current.dropna(), strict=True)
-    }
+    in_use, used_by = in_use_today(workloads, catalog)
     moves = 0
     counts: dict[int, dict[str, int]] = {}
     for w in roadmap.workloads:

@@ -22,14 +22,17 @@ Decisions:
   ``T_q``: ``held_{q,m} = o_q(m) + sum_{m-T_q < m' <= m} z_{q,m'}`` (``o_q(m)`` owned units
   whose ``months_left >= m``); savings plans likewise in USD per hour (continuous).
 
-Demand. A workload's figures (serving chips at base and scaled with its profile, work
-chip-hours) times ``phi_j(m)`` are summed per group of workloads sharing (target, readiness
-group, interim, profile) into ``T_{g,m}`` (linear in x). The part running on the target is
-``Y_{g,m} = T_{g,m} R_{G,m}``, linearised exactly (R binary, ``0 <= T <= U``):
+Demand. Whether workload j runs on its target a in month m is ``y_{j,m} = x_{j,a} R_{G,m}``
+(0 before the month ``X_{j,a}`` the SDK makes the pair feasible), linearised exactly for
+binaries, one per workload and month (summed over a group, ``y_j <= R`` is far tighter than a
+group's ``Y <= U R`` where not every member takes the target):
 
-.. math:: Y \\le T, \\quad Y \\le U R, \\quad Y \\ge T - U (1 - R), \\quad Y \\ge 0
+.. math:: y \\le x, \\quad y \\le R, \\quad y \\ge x + R - 1
 
-and the interim carries ``T^b_{g,m} - Y^b_{g,m}`` (the same workloads' figures there). Per
+A workload's figures (serving chips at base and scaled with its profile, work chip-hours)
+times ``phi_j(m)`` are summed per group sharing (target, readiness group, interim, profile,
+move, first feasible month): ``sum_j phi_j(m) F_{j,a} y_{j,m}`` runs on the target, and
+``sum_j phi_j(m) F_{j,b} (x_{j,a} - y_{j,m})`` on the interim place b. Per
 accelerator, month and weekly slice t, the chips in use ``D_{a,m,t}`` follow the profiles as in
 the steady state (flexible work spread over its offered hours); commitments cover up to what
 is held, ``y_{q,m,t} <= U_q held_{q,m}`` and ``sum_a r_{q,a} v_{q,a,m,t} <= held^{USD}_{q,m}``,
@@ -123,6 +126,10 @@ class HorizonModel:
     in_use: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
     covered: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
 
+    def may_buy(self, pricing: str) -> bool:
+        """Whether new commitments may be bought under this pricing option."""
+        return self.purchasable is None or pricing in self.purchasable
+
     def x(self, oid: int) -> pulp.LpAffineExpression:
         """``x_{j,a}`` of a row: its variable, or the constant 1 for a workload's only row."""
         if oid in self.fixed:
@@ -137,10 +144,6 @@ class HorizonModel:
         if readiness[0] == "port":
             return self.port[(readiness[1], readiness[2], month)]
         return self.adopt[(readiness[1], month)]
-
-
-def _value_of(ready: Ready) -> float:
-    return float(ready) if isinstance(ready, int | float) else float(ready.varValue or 0.0)
 
 
 def readiness_of(
@@ -159,11 +162,13 @@ def build_horizon_model(
     catalog: Catalog,
     months: int,
     settings: FormulationSettings | None = None,
+    epochs: dict[int, pd.DataFrame] | None = None,
 ) -> HorizonModel:
-    """Create the roadmap MILP over ``months`` months (see the module for the formulation)."""
+    """Create the roadmap MILP over ``months`` months (see the module for the formulation);
+    ``epochs`` (from ``epoch_options``) saves re-estimating them for each model built."""
     settings = settings or FormulationSettings()
     workloads = estimates.workloads
-    epochs = epoch_options(estimates, catalog, months)
+    epochs = epochs or epoch_options(estimates, catalog, months)
     rows = _available_rows(epochs, catalog, settings)
     interim = interim_accelerators(estimates.options, workloads)
     rows = rows.assign(
@@ -195,9 +200,9 @@ def build_horizon_model(
     add_assignment(model, names, keys)
     add_readiness(model, catalog, keys, families)
     add_readiness_deadlines(model, workloads, catalog, names)
-    groups = add_demand(model, estimates, catalog)
+    moves = add_demand(model, estimates, catalog)
     add_commitments(model, catalog, keys)
-    add_costs(model, catalog, groups)
+    add_costs(model, catalog, moves)
     return model
 
 
@@ -337,7 +342,7 @@ def add_readiness_deadlines(
         model.rows.index,
         model.rows["workload"],
         model.rows["readiness"],
-        _available(model.rows),
+        model.rows["available"].astype(int),
         strict=True,
     ):
         if readiness is None and available == 1:
@@ -363,20 +368,8 @@ def add_readiness_deadlines(
         )
 
 
-def _available(rows: pd.DataFrame) -> list[int]:
-    """Each row's first feasible month (1 without a dated SDK feature)."""
-    if "available" not in rows:
-        return [1] * len(rows)
-    return [int(a) for a in rows["available"]]
-
-
-@dataclass
-class _GroupTerms:
-    """A group's per-month demand figures: on its target, on its interim, and its moves."""
-
-    target: dict[tuple[str, int], pulp.LpAffineExpression] = field(default_factory=dict)
-    interim: dict[tuple[str, int], pulp.LpAffineExpression] = field(default_factory=dict)
-    moved: dict[int, pulp.LpAffineExpression] = field(default_factory=dict)  # by month
+Moved = dict[int, pulp.LpAffineExpression]
+"""Per month, how many of a group's workloads run on their target (those that moved there)."""
 
 
 def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
@@ -394,11 +387,9 @@ def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
     return frame
 
 
-def add_demand(
-    model: HorizonModel, estimates: Estimates, catalog: Catalog
-) -> dict[Group, _GroupTerms]:
+def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> list[Moved]:
     """The chips in use per accelerator, month and slice, from the groups' figures (see the
-    module); returns each group's terms for the costs."""
+    module); returns, per group of workloads that move, how many have moved by each month."""
     rows = model.rows
     figures_in = {start: _figures(frame, catalog) for start, frame in model.epochs.items()}
     specs = catalog.profiles()
@@ -412,7 +403,7 @@ def add_demand(
         rows["accelerator"],
         rows["readiness"],
         rows["load_profile"],
-        _available(rows),
+        rows["available"].astype(int),
         strict=True,
     ):
         w = int(w)
@@ -425,12 +416,11 @@ def add_demand(
         by_group.setdefault(key, []).append(int(oid))
     # Per (accelerator, month, profile, figure): the sum of every group's part, one variable.
     parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression] = {}
-    terms: dict[Group, _GroupTerms] = {}
+    moves: list[Moved] = []
     for gi, (group, oids) in enumerate(sorted(by_group.items(), key=lambda kv: repr(kv[0]))):
         members = rows.loc[oids, "workload"].astype(int).to_numpy()
         phi = model.factors[members]  # [members, months]
         kind = specs[group.profile].kind
-        own = terms.setdefault(group, _GroupTerms())
         on_target_of = {
             m: _on_target(model, oids, group.readiness, m, group.available)
             for m in range(1, model.months + 1)
@@ -453,7 +443,6 @@ def add_demand(
                     name("on_target", f"g{gi}", figure, f"m{m:03d}"),
                 )
                 _add(parts, (group.target, m, group.profile, figure), there)
-                own.target[(figure, m)] = there
                 if on_interim is None or group.interim is None:
                     continue
                 waiting = _weighted(
@@ -462,10 +451,11 @@ def add_demand(
                 rest = waiting.copy()
                 rest.addInPlace(_sum_of(shares, column * on_interim), -1.0)
                 _add(parts, (group.interim, m, group.profile, figure), rest)
-                own.interim[(figure, m)] = rest
         if group.moving:
+            moved: Moved = {}
+            moves.append(moved)
             for m in range(1, model.months + 1):
-                own.moved[m] = _sum_of(on_target_of[m], np.ones(len(oids)))
+                moved[m] = _sum_of(on_target_of[m], np.ones(len(oids)))
     levels = profile_levels(catalog)
     hours = model.grid.hours
     aggregated = {
@@ -486,7 +476,7 @@ def add_demand(
                 model.in_use.setdefault((acc, m, t), pulp.LpAffineExpression()).addInPlace(
                     var, level
                 )
-    return terms
+    return moves
 
 
 def _on_target(
@@ -587,24 +577,6 @@ def _as_variable(
     return pulp.LpAffineExpression([(var, 1.0)])
 
 
-def _times_ready(
-    model: HorizonModel, total: pulp.LpAffineExpression, upper: float, ready: Ready, label: str
-) -> pulp.LpAffineExpression:
-    """``total x R`` exactly, for ``0 <= total <= upper`` and R binary (see the module)."""
-    if isinstance(ready, float):
-        return total * ready
-    if not len(total):  # a constant: c R is linear
-        return pulp.LpAffineExpression([(ready, float(total.constant))])
-    if upper <= 0:
-        return pulp.LpAffineExpression()
-    y = model.problem.add_variable(name("on_target", label), 0, upper)
-    p = model.problem
-    p.addConstraint(y - total <= 0, name("on_target_le_total", label))
-    p.addConstraint(y - upper * ready <= 0, name("on_target_le_ready", label))
-    p.addConstraint(total - y + upper * ready <= upper, name("on_target_ge", label))
-    return pulp.LpAffineExpression([(y, 1.0)])
-
-
 def owned_in_month(book: CommitmentBook, product: str, month: int) -> tuple[float, float]:
     """Owned units (or USD per hour) of a product still held in ``month``, and their cost."""
     held = cost = 0.0
@@ -630,7 +602,7 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
             continue
         term = int(catalog.pricing_options[q.pricing].term_months or 1)
         key = (keys[q.pricing], keys[q.accelerator], str(q.unit_chips))
-        cap = model.book.useful_units(q) if _may_buy(model, q.pricing) else 0
+        cap = model.book.useful_units(q) if model.may_buy(q.pricing) else 0
         for m in range(1, model.months + 1):
             model.units[(q.key, m)] = p.add_variable(
                 name("buy_units", *key, f"m{m:03d}"), 0, cap, cat=pulp.LpInteger
@@ -652,7 +624,7 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
         if not covered:
             continue
         term = int(catalog.pricing_options[plan.pricing].term_months or 1)
-        plan_cap = plan.max_usd_per_hour if _may_buy(model, plan.pricing) else 0.0
+        plan_cap = plan.max_usd_per_hour if model.may_buy(plan.pricing) else 0.0
         for m in range(1, model.months + 1):
             model.plan_usd[(plan.key, m)] = p.add_variable(
                 name("buy_plan_usd", keys[plan.pricing], f"m{m:03d}"), 0, plan_cap
@@ -688,10 +660,6 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
             p.addConstraint(use <= limit, name("chip_limit", keys[acc], f"m{m:03d}", f"t{t:02d}"))
 
 
-def _may_buy(model: HorizonModel, pricing: str) -> bool:
-    return model.purchasable is None or pricing in model.purchasable
-
-
 def _held(
     bought: dict[tuple[str, int], pulp.LpVariable], key: str, month: int, term: int
 ) -> pulp.LpAffineExpression:
@@ -701,7 +669,7 @@ def _held(
     )
 
 
-def add_costs(model: HorizonModel, catalog: Catalog, groups: dict[Group, _GroupTerms]) -> None:
+def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Moved]) -> None:
     """Each month's cost by component, the payments after the horizon, and the objective."""
     rates = on_demand_rates(catalog)
     hours = model.grid.hours
@@ -752,10 +720,10 @@ def add_costs(model: HorizonModel, catalog: Catalog, groups: dict[Group, _GroupT
                     model.adopt[(s, k - 1)],
                     cost,
                 )
-    for terms in groups.values():
+    for moved in moves:
         previous = pulp.LpAffineExpression()
         for m in range(1, N + 1):
-            now = terms.moved.get(m, pulp.LpAffineExpression())
+            now = moved.get(m, pulp.LpAffineExpression())
             step = now.copy()
             step.addInPlace(previous, -1.0)
             monthly[m - 1]["switching_usd"].addInPlace(step, K)
@@ -785,10 +753,15 @@ def month_values(model: HorizonModel) -> list[dict[str, float]]:
     ]
 
 
-def ready_month(model: HorizonModel, readiness: tuple[str, ...] | None) -> int | None:
-    """The first month a readiness group holds at the solution (None: not within the horizon)."""
-    for m in range(1, model.months + 1):
-        if _value_of(model.ready(readiness, m)) > 0.5:
+def ready_month(
+    model: HorizonModel, readiness: tuple[str, ...] | None, after_horizon: bool = False
+) -> int | None:
+    """The first month a readiness group holds at the solution (None: not within the horizon;
+    with ``after_horizon``, month N+1 counts too: done with the horizon's last month)."""
+    for m in range(1, model.months + (2 if after_horizon else 1)):
+        ready = model.ready(readiness, m)
+        value = ready if isinstance(ready, float) else (ready.varValue or 0.0)
+        if value > 0.5:
             return m
     return None
 

@@ -12,6 +12,7 @@ in each side's total, not in any month.
 from __future__ import annotations
 
 import pandas as pd
+import pulp
 
 from placement.commitments import CommitmentBook
 from placement.formulation import porting_one_off_usd
@@ -52,7 +53,7 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
         here = None if here is None or pd.isna(here) else str(here)
         ready = ready_month(model, readiness)
         # Not before the SDK makes the target feasible (a dated feature).
-        available = int(rows.at[oid, "available"]) if "available" in rows else 1
+        available = int(rows.at[oid, "available"])
         if ready is not None and available > ready:
             ready = available if available <= model.months else None
         waits = readiness is not None or available > 1
@@ -85,9 +86,8 @@ def roadmap_steps(model: HorizonModel, catalog: Catalog) -> list[RoadmapStep]:
     ]
     steps = []
     for readiness, family, platform, months, one_off in items:
-        ready = ready_month(model, readiness)
-        if ready is None and _done_at_end(model, readiness):
-            ready = model.months + 1  # usable only after the horizon, but started in it
+        # Month N+1: usable only after the horizon, but started (and paid) in it.
+        ready = ready_month(model, readiness, after_horizon=True)
         if ready is not None:
             steps.append(
                 RoadmapStep(
@@ -100,12 +100,6 @@ def roadmap_steps(model: HorizonModel, catalog: Catalog) -> list[RoadmapStep]:
                 )
             )
     return steps
-
-
-def _done_at_end(model: HorizonModel, readiness: tuple[str, ...]) -> bool:
-    """Whether a step finishes with the horizon's last month (usable only after it)."""
-    value = model.ready(readiness, model.months + 1)
-    return (float(value) if isinstance(value, float) else float(value.varValue or 0.0)) > 0.5
 
 
 def roadmap_purchases(model: HorizonModel, catalog: Catalog) -> list[RoadmapPurchase]:
@@ -257,8 +251,6 @@ def build_roadmap(
 
 def pulp_value(expr: object) -> float:
     """An expression's value at the solution (0 for an empty one)."""
-    import pulp
-
     value = pulp.value(expr)
     return float(value) if value is not None else 0.0
 

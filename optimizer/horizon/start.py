@@ -37,9 +37,12 @@ def early_start(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> 
     starts = start_months(estimates.workloads)
     needed = estimates.workloads["needed_in_weeks"].astype(float)
     target: dict[int, str] = {}
-    available = chosen["available"] if "available" in chosen else pd.Series(1, index=chosen.index)
     for w, acc, readiness, first in zip(
-        chosen["workload"], chosen["accelerator"], chosen["readiness"], available, strict=True
+        chosen["workload"],
+        chosen["accelerator"],
+        chosen["readiness"],
+        chosen["available"],
+        strict=True,
     ):
         w = int(w)
         ready = 1 if readiness is None else ready_at.get(readiness)
@@ -51,10 +54,7 @@ def early_start(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> 
             deadline = min(deadline, int(starts[w]))
         late = ready is None or ready > deadline
         target[w] = model.interim[w] if late and w in model.interim else str(acc)
-    values: Start = {
-        var: float(target.get(int(rows.at[oid, "workload"])) == rows.at[oid, "accelerator"])
-        for oid, var in model.assign.items()
-    }
+    values = assign_values(model, target)
     used = {g for w, g in _targets(rows, target) if g is not None}
     for (s, k), var in model.adopt.items():
         if isinstance(var, pulp.LpVariable):
@@ -65,6 +65,32 @@ def early_start(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> 
             done = ready_at.get(("port", f, s))
             values[var] = float(done is not None and k >= done and ("port", f, s) in used)
     return values
+
+
+def assign_values(model: HorizonModel, target: dict[int, str]) -> Start:
+    """``x_{j,a}`` of a placement: 1 where the row's accelerator is its workload's target."""
+    rows = model.rows
+    return {
+        var: float(target.get(int(rows.at[oid, "workload"])) == rows.at[oid, "accelerator"])
+        for oid, var in model.assign.items()
+    }
+
+
+def stay_put_start(model: HorizonModel, stay: HorizonModel) -> Start:
+    """The integer values of the stay-put plan in the roadmap model: every workload targets
+    its interim place, nothing is migrated or ported, the same reservations are bought (HiGHS
+    completes the continuous rest)."""
+    where = dict(
+        zip(stay.rows["workload"].astype(int), stay.rows["accelerator"].astype(str), strict=True)
+    )
+    start = assign_values(model, where)
+    for ready in [*model.adopt.values(), *model.port.values()]:
+        if isinstance(ready, pulp.LpVariable):
+            start[ready] = 0.0
+    for key, var in model.units.items():
+        bought = stay.units.get(key)
+        start[var] = float(round(bought.varValue or 0.0)) if bought is not None else 0.0
+    return start
 
 
 def _targets(rows: pd.DataFrame, target: dict[int, str]) -> list[tuple[int, tuple[str, ...]]]:
