@@ -64,8 +64,9 @@ import pulp
 
 from placement.commitments import CommitmentBook, commitment_book, on_demand_rates
 from placement.estimating import Estimates, estimate
-from placement.estimating.profiles import SliceGrid, profile_levels, slice_grid
+from placement.estimating.profiles import SliceGrid, slice_grid
 from placement.formulation import FormulationSettings, model_options, porting_one_off_usd
+from placement.horizon.demand import Steps, add_demand
 from placement.horizon.releases import catalog_in, epoch_starts
 from placement.horizon.timeline import (
     interim_accelerators,
@@ -80,23 +81,8 @@ from placement.naming import name, name_map, unique_clean
 Ready: TypeAlias = pulp.LpVariable | float
 """A readiness value: a binary variable, or a constant 0 or 1."""
 
-FIGURES = {"serving": ("serving_base", "serving_scaled"), "work": ("work_hours",)}
-"""The demand figures of each profile kind (see the module)."""
-
 COMPONENTS = ("on_demand_usd", "commitments_usd", "porting_usd", "migration_usd", "switching_usd")
 """A month's cost components, in the order the roadmap reports them."""
-
-
-@dataclass(frozen=True)
-class Group:
-    """Workloads sharing a target, a readiness group, an interim place and a profile."""
-
-    target: str
-    readiness: tuple[str, ...] | None  # ("port", family, platform) | ("adopt", platform)
-    interim: str | None
-    profile: str
-    moving: bool  # they run on their interim today, so reaching the target is a move
-    available: int = 1  # the first month the SDK in force makes the target feasible
 
 
 @dataclass
@@ -368,215 +354,6 @@ def add_readiness_deadlines(
         )
 
 
-Moved = dict[int, pulp.LpAffineExpression]
-"""Per month, how many of a group's workloads run on their target (those that moved there)."""
-
-
-def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
-    """Per (workload, accelerator): the demand figures of its on-demand option."""
-    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
-    rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
-    frame = pd.DataFrame(
-        {
-            "serving_base": rows["chips"] * rows["base_fraction"],
-            "serving_scaled": rows["chips"] * (1 - rows["base_fraction"]),
-            "work_hours": rows["chip_hours"],
-        }
-    ).fillna(0.0)
-    frame.index = pd.MultiIndex.from_arrays([rows["workload"].astype(int), rows["accelerator"]])
-    return frame
-
-
-def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> list[Moved]:
-    """The chips in use per accelerator, month and slice, from the groups' figures (see the
-    module); returns, per group of workloads that move, how many have moved by each month."""
-    rows = model.rows
-    figures_in = {start: _figures(frame, catalog) for start, frame in model.epochs.items()}
-    specs = catalog.profiles()
-    moving = set()
-    if "current_accelerator" in estimates.workloads:
-        current = estimates.workloads["current_accelerator"]
-        moving = {int(w) for w, a in current.items() if a is not None and not pd.isna(a)}
-    keys: list[Group] = []
-    for w, acc, readiness, profile, available in zip(
-        rows["workload"],
-        rows["accelerator"],
-        rows["readiness"],
-        rows["load_profile"],
-        rows["available"].astype(int),
-        strict=True,
-    ):
-        w = int(w)
-        waits = readiness is not None or available > 1
-        interim = model.interim.get(w) if waits else None
-        is_move = w in moving and model.interim.get(w) != acc
-        keys.append(Group(str(acc), readiness, interim, str(profile), is_move, available))
-    by_group: dict[Group, list[int]] = {}
-    for oid, key in zip(rows.index, keys, strict=True):
-        by_group.setdefault(key, []).append(int(oid))
-    # Per (accelerator, month, profile, figure): the sum of every group's part, one variable.
-    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression] = {}
-    moves: list[Moved] = []
-    for gi, (group, oids) in enumerate(sorted(by_group.items(), key=lambda kv: repr(kv[0]))):
-        members = rows.loc[oids, "workload"].astype(int).to_numpy()
-        phi = model.factors[members]  # [members, months]
-        kind = specs[group.profile].kind
-        on_target_of = {
-            m: _on_target(model, oids, group.readiness, m, group.available)
-            for m in range(1, model.months + 1)
-        }
-        for figure in FIGURES[kind]:
-            by_epoch = {
-                start: _member_figures(frame, members, group, figure)
-                for start, frame in figures_in.items()
-            }
-            cache_b: dict[bytes, pulp.LpAffineExpression] = {}
-            for m in range(1, model.months + 1):
-                column = phi[:, m - 1]
-                if not column.any():
-                    continue
-                on_target, on_interim = by_epoch[max(s for s in by_epoch if s <= m)]
-                shares = on_target_of[m]
-                there = _as_variable(
-                    model,
-                    _sum_of(shares, column * on_target),
-                    name("on_target", f"g{gi}", figure, f"m{m:03d}"),
-                )
-                _add(parts, (group.target, m, group.profile, figure), there)
-                if on_interim is None or group.interim is None:
-                    continue
-                waiting = _weighted(
-                    model, oids, column * on_interim, f"g{gi}_{figure}_b", m, cache_b
-                )
-                rest = waiting.copy()
-                rest.addInPlace(_sum_of(shares, column * on_interim), -1.0)
-                _add(parts, (group.interim, m, group.profile, figure), rest)
-        if group.moving:
-            moved: Moved = {}
-            moves.append(moved)
-            for m in range(1, model.months + 1):
-                moved[m] = _sum_of(on_target_of[m], np.ones(len(oids)))
-    levels = profile_levels(catalog)
-    hours = model.grid.hours
-    aggregated = {
-        key: _as_variable(model, expr, name("demand", *map(str, key)))
-        for key, expr in sorted(parts.items())
-    }
-    for (acc, m, profile, figure), var in aggregated.items():
-        g = levels[profile]
-        spread = float(hours @ g)
-        for t in range(len(hours)):
-            if figure == "serving_base":
-                level = 1.0
-            elif figure == "serving_scaled":
-                level = float(g[t])
-            else:
-                level = float(g[t]) / spread if spread > 0 else 0.0
-            if level:
-                model.in_use.setdefault((acc, m, t), pulp.LpAffineExpression()).addInPlace(
-                    var, level
-                )
-    return moves
-
-
-def _on_target(
-    model: HorizonModel,
-    oids: list[int],
-    readiness: tuple[str, ...] | None,
-    month: int,
-    available: int = 1,
-) -> list[pulp.LpAffineExpression]:
-    """Per row, whether its workload runs on its target in ``month``: ``y = x R``, exactly
-    (``y <= x``, ``y <= R``, ``y >= x + R - 1``), one variable per workload and month. Per
-    workload, not per group: summed over a group, ``y_j <= R`` is far tighter than
-    ``Y <= U R`` where not every workload of the group takes the target."""
-    ready = model.ready(readiness, month) if month >= available else 0.0
-    out = []
-    for oid in oids:
-        x = model.x(oid)
-        if isinstance(ready, float):
-            out.append(x * ready)
-            continue
-        if oid in model.fixed:
-            out.append(pulp.LpAffineExpression([(ready, 1.0)]))
-            continue
-        label = (str(oid), f"m{month:03d}")
-        y = model.problem.add_variable(name("runs_on_target", *label), 0, 1)
-        p = model.problem
-        p.addConstraint(y - x <= 0, name("on_target_if_target", *label))
-        p.addConstraint(y - ready <= 0, name("on_target_if_ready", *label))
-        p.addConstraint(x + ready - y <= 1, name("on_target_once_ready", *label))
-        out.append(pulp.LpAffineExpression([(y, 1.0)]))
-    return out
-
-
-def _sum_of(shares: list[pulp.LpAffineExpression], weights: np.ndarray) -> pulp.LpAffineExpression:
-    """``sum_j weight_j share_j``."""
-    expr = pulp.LpAffineExpression()
-    for share, weight in zip(shares, weights, strict=True):
-        if weight:
-            expr.addInPlace(share, float(weight))
-    return expr
-
-
-def _member_figures(
-    figures: pd.DataFrame, members: np.ndarray, group: Group, figure: str
-) -> tuple[np.ndarray, np.ndarray | None]:
-    """The members' figure on the group's target and on its interim place (None without)."""
-    on_target = figures.loc[
-        list(zip(members, [group.target] * len(members), strict=True)), figure
-    ].to_numpy()
-    if group.interim is None:
-        return on_target, None
-    on_interim = figures.loc[
-        list(zip(members, [group.interim] * len(members), strict=True)), figure
-    ].to_numpy()
-    return on_target, on_interim
-
-
-def _add(
-    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression],
-    key: tuple[str, int, str, str],
-    expr: pulp.LpAffineExpression,
-) -> None:
-    parts.setdefault(key, pulp.LpAffineExpression()).addInPlace(expr)
-
-
-def _weighted(
-    model: HorizonModel,
-    oids: list[int],
-    weights: np.ndarray,
-    label: str,
-    month: int,
-    cache: dict[bytes, pulp.LpAffineExpression],
-) -> pulp.LpAffineExpression:
-    """``sum_j weight_j x_j`` as one variable (a constant where every row is fixed), shared by
-    the months whose weights are the same."""
-    key = weights.tobytes()
-    if key in cache:
-        return cache[key]
-    expr = pulp.LpAffineExpression()
-    for oid, weight in zip(oids, weights, strict=True):
-        if weight:
-            if oid in model.fixed:
-                expr.constant += float(weight)
-            else:
-                expr.addterm(model.assign[oid], float(weight))
-    cache[key] = _as_variable(model, expr, name("sum", label, f"m{month:03d}"))
-    return cache[key]
-
-
-def _as_variable(
-    model: HorizonModel, expr: pulp.LpAffineExpression, label: str
-) -> pulp.LpAffineExpression:
-    """A variable equal to ``expr`` (``expr`` itself when it has at most one term)."""
-    if len(expr) <= 1:
-        return expr
-    var = model.problem.add_variable(label, lowBound=0)
-    model.problem.addConstraint(expr - var == 0, name(label, "def"))
-    return pulp.LpAffineExpression([(var, 1.0)])
-
-
 def owned_in_month(book: CommitmentBook, product: str, month: int) -> tuple[float, float]:
     """Owned units (or USD per hour) of a product still held in ``month``, and their cost."""
     held = cost = 0.0
@@ -669,7 +446,7 @@ def _held(
     )
 
 
-def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Moved]) -> None:
+def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None:
     """Each month's cost by component, the payments after the horizon, and the objective."""
     rates = on_demand_rates(catalog)
     hours = model.grid.hours
@@ -721,13 +498,8 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Moved]) -> None
                     cost,
                 )
     for moved in moves:
-        previous = pulp.LpAffineExpression()
-        for m in range(1, N + 1):
-            now = moved.get(m, pulp.LpAffineExpression())
-            step = now.copy()
-            step.addInPlace(previous, -1.0)
-            monthly[m - 1]["switching_usd"].addInPlace(step, K)
-            previous = now
+        for k, count in moved.items():
+            monthly[k - 1]["switching_usd"].addInPlace(count, K)
     model.monthly = monthly
     objective = pulp.LpAffineExpression()
     for month in monthly:
