@@ -140,16 +140,17 @@ def make_solver(
     gap: float,
     msg: bool = False,
     start: dict[pulp.LpVariable, float] | None = None,
+    relax: bool = False,
 ) -> pulp.LpSolver:
     """A configured PuLP solver; unknown names are a usage error. ``start`` (HiGHS only) gives
-    variable values to start the search from."""
+    variable values to start the search from; ``relax`` solves the LP relaxation instead."""
     if solver == "highs":
-        return _HiGHS(start, msg=msg, timeLimit=time_limit, gapRel=gap, threads=None)
+        return _HiGHS(start, msg=msg, timeLimit=time_limit, gapRel=gap, threads=None, mip=not relax)
     if solver == "cbc":
         # PuLP 3.3 (pinned) still bundles CBC; 4.0 will drop PULP_CBC_CMD and warn about it.
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
-            return pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit, gapRel=gap)
+            return pulp.PULP_CBC_CMD(msg=msg, timeLimit=time_limit, gapRel=gap, mip=not relax)
     raise PlacementInputError(
         [f"--solver {solver!r}: expected one of {', '.join(SOLVERS)}"], title="invalid option"
     )
@@ -162,13 +163,15 @@ def solve_model(
     gap: float = DEFAULT_GAP,
     msg: bool = False,
     start: dict[pulp.LpVariable, float] | None = None,
+    relax: bool = False,
 ) -> SolveResult:
     """Solve in place (PuLP stores values on the variables) and classify the outcome.
 
     ``start``: values of some variables forming a known plan (the greedy one), so that the
     solver begins from it; the optimum and the gap proven do not depend on it. Should the run
-    end in a solver error, it is run once more without the start."""
-    engine = make_solver(solver, time_limit, gap, msg, start)
+    end in a solver error, it is run once more without the start. ``relax``: solve the LP
+    relaxation (integer variables continuous), whose optimum bounds the MIP's from below."""
+    engine = make_solver(solver, time_limit, gap, msg, start, relax)
     started = time.perf_counter()
     if not model.problem.variables():
         # Everything is fixed: the objective is its constant (owned commitments, fixed work).
@@ -192,7 +195,7 @@ def solve_model(
     if start and _highs_failed(model):
         # A start is only a hint: at extreme magnitudes (millions of chips) completing it can
         # leave HiGHS a rounding error short of feasible, which it reports as a solve error.
-        return solve_model(model, solver, time_limit, gap, msg, start=None)
+        return solve_model(model, solver, time_limit, gap, msg, start=None, relax=relax)
     objective = (
         pulp.value(model.problem.objective)
         if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)

@@ -1,4 +1,19 @@
-"""Plan a horizon: the roadmap MILP, the stay-put comparison, and the end state it leads to."""
+"""Plan a horizon: the roadmap MILP, the stay-put comparison, and the end state it leads to.
+
+The search:
+
+1. The stay-put model (every workload on its interim place) gives each month's cost of
+   staying and a first feasible roadmap.
+2. The LP relaxation of the roadmap model gives a lower bound ``L`` on its optimum. The
+   migration programmes and ports, rounded from it (ready where the relaxation has them at
+   least half done), are fixed, and the rest (targets, commitments) solved as a MILP to a
+   fraction of the gap: a roadmap costing ``U``. Where ``U - L <= gap |U|`` it is optimal
+   within the gap, proven by the relaxation's bound, and the search ends there. The few
+   readiness binaries are where the relaxation is weak (ports half done); the thousands of
+   target binaries are nearly integral in it.
+3. Otherwise HiGHS solves the whole MILP from the cheapest of the rounded roadmap, the
+   stay-put plan and the early roadmap (``placement.horizon.start``).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +26,21 @@ from placement.estimating import Estimates
 from placement.formulation import FormulationSettings
 from placement.horizon.formulation import HorizonModel, build_horizon_model, epoch_options
 from placement.horizon.roadmap import build_roadmap
-from placement.horizon.start import early_start, priced, stay_put_start
+from placement.horizon.start import (
+    Priced,
+    early_start,
+    priced,
+    readiness_variables,
+    stay_put_start,
+)
 from placement.horizon.timeline import interim_accelerators
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
-from placement.solve import SolveResult, solve_model
+from placement.solve import SolveResult, SolveStatus, solve_model
+
+ROUNDED_GAP_SHARE = 0.2
+"""The share of the gap the rounded roadmap's MILP is solved to, leaving the rest for the
+relaxation's bound to prove it (HiGHS stops that small MILP sooner than at a tighter gap)."""
 
 
 @dataclass(frozen=True)
@@ -36,13 +61,23 @@ def solve_horizon(
     time_limit_s: float | None,
     gap: float,
 ) -> HorizonResult:
-    """Solve the stay-put model, then the roadmap MILP from the stay-put plan (a feasible
-    roadmap: nobody moves), and build the roadmap."""
+    """Solve the stay-put model, then the roadmap (see the module), and build the roadmap."""
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
     stay = _stay_put(estimates, catalog, months, epochs, solver, time_limit_s, gap)
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
-    start = _cheaper_start(model, stay, estimates, catalog, solver, time_limit_s, gap)
-    result = solve_model(model, solver, time_limit_s, gap, start=start)
+    bound, rounded = _rounded_relaxation(model, solver, time_limit_s, gap)
+    if rounded is not None and bound is not None and _within(rounded.cost, bound, gap):
+        result = SolveResult(
+            status=SolveStatus.OPTIMAL,
+            solver=solver,
+            time_s=rounded.time_s,
+            objective=rounded.cost,
+            gap=(rounded.cost - bound) / abs(rounded.cost) if rounded.cost else 0.0,
+            termination="optimal within the gap of the LP relaxation's bound",
+        )
+    else:
+        start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, time_limit_s, gap)
+        result = solve_model(model, solver, time_limit_s, gap, start=start)
     if not result.has_solution:
         return HorizonResult(result, None, {})
     roadmap = build_roadmap(model, stay, estimates.workloads, catalog)
@@ -52,18 +87,41 @@ def solve_horizon(
     return HorizonResult(result, roadmap, end)
 
 
+def _rounded_relaxation(
+    model: HorizonModel, solver: str, time_limit_s: float | None, gap: float
+) -> tuple[float | None, Priced | None]:
+    """The LP relaxation's bound, and the roadmap with its readiness rounded (see the
+    module); the time reported is both solves'. None where either has no solution."""
+    relaxed = solve_model(model, solver, time_limit_s, gap, relax=True)
+    if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
+        return None, None
+    ready = {var: float((var.varValue or 0.0) >= 0.5) for var in readiness_variables(model)}
+    found = priced(model, ready, solver, time_limit_s, gap * ROUNDED_GAP_SHARE)
+    if found is None:
+        return relaxed.objective, None
+    return relaxed.objective, Priced(found.cost, found.start, relaxed.time_s + found.time_s)
+
+
+def _within(cost: float, bound: float, gap: float) -> bool:
+    """Whether a roadmap costing ``cost`` is proven optimal within ``gap`` by ``bound``."""
+    return cost - bound <= gap * abs(cost)
+
+
 def _cheaper_start(
     model: HorizonModel,
     stay: HorizonModel | None,
+    rounded: Priced | None,
     estimates: Estimates,
     catalog: Catalog,
     solver: str,
     time_limit_s: float | None,
     gap: float,
 ) -> dict[pulp.LpVariable, float] | None:
-    """The stay-put plan or the early roadmap (``placement.horizon.start``), whichever costs
-    less, as the search's start."""
+    """The cheapest of the rounded roadmap, the stay-put plan and the early roadmap
+    (``placement.horizon.start``), as the search's start."""
     candidates: list[tuple[float, dict[pulp.LpVariable, float]]] = []
+    if rounded is not None:
+        candidates.append((rounded.cost, rounded.start))
     if stay is not None:
         stay_cost = pulp.value(stay.problem.objective)
         if stay_cost is not None:
@@ -72,7 +130,7 @@ def _cheaper_start(
     if early is not None:
         found = priced(model, early, solver, time_limit_s, gap)
         if found is not None:
-            candidates.append(found)
+            candidates.append((found.cost, found.start))
     if not candidates:
         return None
     return min(candidates, key=lambda c: c[0])[1]

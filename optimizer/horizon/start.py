@@ -12,6 +12,8 @@ it or from the stay-put plan, whichever costs less.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 import pulp
 
@@ -147,15 +149,25 @@ def _schedule(
     return ready
 
 
+@dataclass(frozen=True)
+class Priced:
+    """A roadmap priced with some binaries fixed: its cost, every integer value of it (the
+    search's start), and the solver's time."""
+
+    cost: float
+    start: Start
+    time_s: float
+
+
 def priced(
     model: HorizonModel,
     values: Start,
     solver: str,
     time_limit_s: float | None,
     gap: float,
-) -> tuple[float, Start] | None:
-    """The roadmap's cost with ``values``' binaries fixed (commitments chosen), and every
-    integer value of that plan; None where it is infeasible."""
+) -> Priced | None:
+    """The roadmap's cost with ``values``' binaries fixed (the other decisions chosen), or
+    None where it is infeasible. The model's variables keep the values of that plan."""
     saved = {var: (var.lowBound, var.upBound) for var in values}
     for var, value in values.items():
         var.lowBound = var.upBound = value
@@ -167,6 +179,17 @@ def priced(
     if result.objective is None:
         return None
     full = dict(values)
+    for var in [*model.assign.values(), *readiness_variables(model)]:
+        full[var] = float(round(var.varValue or 0.0))
     for var in model.units.values():
         full[var] = float(round(var.varValue or 0.0))
-    return result.objective, full
+    return Priced(result.objective, full, result.time_s)
+
+
+def readiness_variables(model: HorizonModel) -> list[pulp.LpVariable]:
+    """The binaries of the migration programmes and ports."""
+    return [
+        ready
+        for ready in [*model.adopt.values(), *model.port.values()]
+        if isinstance(ready, pulp.LpVariable)
+    ]
