@@ -22,21 +22,15 @@ Decisions:
   ``T_q``: ``held_{q,m} = o_q(m) + sum_{m-T_q < m' <= m} z_{q,m'}`` (``o_q(m)`` owned units
   whose ``months_left >= m``); savings plans likewise in USD per hour (continuous).
 
-Demand. Whether workload j runs on its target a in month m is ``y_{j,m} = x_{j,a} R_{G,m}``
-(0 before the month ``X_{j,a}`` the SDK makes the pair feasible), linearised exactly for
-binaries, one per workload and month (summed over a group, ``y_j <= R`` is far tighter than a
-group's ``Y <= U R`` where not every member takes the target):
-
-.. math:: y \\le x, \\quad y \\le R, \\quad y \\ge x + R - 1
-
-A workload's figures (serving chips at base and scaled with its profile, work chip-hours)
-times ``phi_j(m)`` are summed per group sharing (target, readiness group, interim, profile,
-move, first feasible month): ``sum_j phi_j(m) F_{j,a} y_{j,m}`` runs on the target, and
-``sum_j phi_j(m) F_{j,b} (x_{j,a} - y_{j,m})`` on the interim place b. Per
-accelerator, month and weekly slice t, the chips in use ``D_{a,m,t}`` follow the profiles as in
-the steady state (flexible work spread over its offered hours); commitments cover up to what
-is held, ``y_{q,m,t} <= U_q held_{q,m}`` and ``sum_a r_{q,a} v_{q,a,m,t} <= held^{USD}_{q,m}``,
-and no more than is in use.
+Demand (``placement.horizon.demand``). Workload j runs on its target a from the month its
+readiness group is ready (and the SDK makes the pair feasible), on its interim place b until
+then: ``w_{j,k} = x_{j,a} delta_{G,k}`` (moves in month k), in its convex hull, one row per
+workload and month; its figures times ``phi_j(m)`` enter once per move month for the
+workloads of a group whose demand changes alike. Per accelerator, month and weekly slice t,
+the chips in use ``D_{a,m,t}`` follow the profiles as in the steady state (flexible work spread
+over its offered hours); commitments cover up to what is held,
+``y_{q,m,t} <= U_q held_{q,m}`` and ``sum_a r_{q,a} v_{q,a,m,t} <= held^{USD}_{q,m}``, and no
+more than is in use.
 
 Objective: the horizon's cost,
 
