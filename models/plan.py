@@ -282,8 +282,8 @@ class RoadmapWorkload(_Out):
 
     workload_id: str
     interim_accelerator: str | None = Field(
-        description="Where it runs until its target is ready (today's place for a workload "
-        "that runs somewhere)."
+        description="Where it runs until it moves to its target, once that is ready "
+        "(today's place for a workload that runs somewhere)."
     )
     target_accelerator: str
     ready_month: int | None = Field(

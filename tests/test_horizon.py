@@ -17,6 +17,7 @@ from tests.test_cli import invoke
 
 MIGRATION_USD = 5000.0  # one-off of the Neuron programme in these tests
 PORT_USD = 200.0  # 2 weeks x $100
+SWITCH_USD = 500.0  # a move, where a test sets it (less than a month's saving)
 
 
 def horizon_catalog(edit: Any = None, reservations: bool = False) -> Catalog:
@@ -149,6 +150,35 @@ def test_an_owned_commitment_expiring_is_replaced_only_if_it_pays() -> None:
     # The same job ending in month 8: a year's payments for three months' use do not pay.
     ending = run([{**always, "end_month": 8}], catalog, 18)
     assert roadmap_of(ending).purchases == []
+
+
+def test_each_workload_moves_in_its_own_month_waiting_out_an_owned_commitment() -> None:
+    def adopted_and_owned(data: dict[str, Any]) -> None:
+        data["platforms"]["neuron"]["adopted"] = True
+        _owned_h100(5)(data)
+        switching = data["economics"]["switching_usd_per_workload"]
+        switching.update(low=SWITCH_USD, high=SWITCH_USD, point=SWITCH_USD)
+
+    catalog = horizon_catalog(adopted_and_owned, reservations=True)
+    # Two one-chip jobs on H100 today, one unit owned for 5 more months: the port is ready in
+    # month 2; one job moves then, the other once the unit it runs on has run out.
+    rows = [workload(name, h100_gpu_hours=730, current_accelerator="h100") for name in ("a", "b")]
+    months = 8
+    result = run(rows, catalog, months)
+    road = roadmap_of(result)
+    assert [(s.family, s.start_month, s.ready_month) for s in road.steps] == [("llama", 1, 2)]
+    assert road.purchases == []  # a year's payments for at most 7 months' use do not pay
+    assert sorted(w.ready_month for w in road.workloads) == [2, 6]
+    assert [len(m.moves) for m in road.months] == [0, 1, 0, 0, 0, 1, 0, 0]
+    # By hand: month 1 one job on demand on H100 (the owned unit covers the other); one job on
+    # Trainium2 from month 2, the other from month 6; the owned unit's five payments; the
+    # port; two moves. Had both moved in one month, one job would pay twice (months 2-5) or
+    # run on demand on H100 instead of on Trainium2 (months 2-5).
+    options = result.plan.assignments[0].options
+    cost = {o.accelerator: o.monthly_cost_usd for o in options if o.pricing == "on_demand"}
+    unit = road.months[0].commitments_usd
+    expected = cost["h100"] + (7 + 3) * cost["trn2"] + 5 * unit + PORT_USD + 2 * SWITCH_USD
+    assert road.total_usd == pytest.approx(expected, abs=0.1)
 
 
 def test_a_workload_ending_in_month_3_gets_no_one_year_commitment() -> None:

@@ -95,6 +95,10 @@ class HorizonModel:
     epochs: dict[int, pd.DataFrame] = field(default_factory=dict)
     assign: dict[int, pulp.LpVariable] = field(default_factory=dict)
     fixed: set[int] = field(default_factory=set)
+    # Per row: the month it must be on its target by (needed_in_weeks, or its start with
+    # nowhere to wait), and y_{j,k} (on its target in month k) where it may wait for it.
+    deadline: dict[int, int] = field(default_factory=dict)
+    on_target: dict[int, dict[int, pulp.LpVariable]] = field(default_factory=dict)
     adopt: dict[tuple[str, int], Ready] = field(default_factory=dict)
     port: dict[tuple[str, str, int], Ready] = field(default_factory=dict)
     lead_months: dict[str, int] = field(default_factory=dict)
@@ -312,7 +316,8 @@ def add_readiness_deadlines(
     model: HorizonModel, workloads: pd.DataFrame, catalog: Catalog, names: list[str]
 ) -> None:
     """A target must be ready when the workload needs it: by its ``needed_in_weeks`` month,
-    and by its start month where it has no interim place to wait on.
+    and by its start month where it has no interim place to wait on (and the workload on it
+    by then: ``placement.horizon.demand``).
 
     .. math:: x_{j,a} \\le R_{G(a), k_j}
     """
@@ -336,6 +341,7 @@ def add_readiness_deadlines(
                 deadlines.append(month)
         if not deadlines:
             continue
+        model.deadline[int(oid)] = min(deadlines)
         # Not feasible until a later SDK brings what it needs: then it is not ready at all.
         ready = model.ready(readiness, min(deadlines)) if available <= min(deadlines) else 0.0
         expr = model.x(int(oid))

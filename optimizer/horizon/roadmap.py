@@ -51,12 +51,9 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
         target = str(rows.at[oid, "accelerator"])
         here = current.iat[w]
         here = None if here is None or pd.isna(here) else str(here)
-        ready = ready_month(model, readiness)
-        # Not before the SDK makes the target feasible (a dated feature).
         available = int(rows.at[oid, "available"])
-        if ready is not None and available > ready:
-            ready = available if available <= model.months else None
         waits = readiness is not None or available > 1
+        ready = moved_month(model, int(oid)) if waits else 1
         # A target that needs nothing is reached in month 1: a move if it runs elsewhere today.
         interim = model.interim.get(w) if waits else here
         if waits and ready is None and interim is not None:
@@ -73,6 +70,15 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
             )
         )
     return out
+
+
+def moved_month(model: HorizonModel, oid: int) -> int | None:
+    """The first month a waiting row runs on its target at the solution (None: not within
+    the horizon)."""
+    for month, y in sorted(model.on_target.get(oid, {}).items()):
+        if (y.varValue or 0.0) > 0.5:
+            return month
+    return None
 
 
 def roadmap_steps(model: HorizonModel, catalog: Catalog) -> list[RoadmapStep]:

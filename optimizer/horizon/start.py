@@ -165,14 +165,16 @@ def priced(
     solver: str,
     time_limit_s: float | None,
     gap: float,
+    start: Start | None = None,
 ) -> Priced | None:
-    """The roadmap's cost with ``values``' binaries fixed (the other decisions chosen), or
-    None where it is infeasible. The model's variables keep the values of that plan."""
+    """The roadmap's cost with ``values``' binaries fixed (the other decisions chosen, from
+    ``start`` if given), or None where it is infeasible. The model's variables keep the
+    values of that plan."""
     saved = {var: (var.lowBound, var.upBound) for var in values}
     for var, value in values.items():
         var.lowBound = var.upBound = value
     try:
-        result = solve_model(model, solver, time_limit_s, gap)
+        result = solve_model(model, solver, time_limit_s, gap, start=start)
     finally:
         for var, (low, high) in saved.items():
             var.lowBound, var.upBound = low, high
