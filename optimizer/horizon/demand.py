@@ -11,8 +11,8 @@ pays: an owned commitment running on b, say). ``y_{j,k}`` (on the target in mont
     x_{j,a} - y_{j,N} \\le 1 - R_{G,N}, \\qquad x_{j,a} \\le y_{j,k_j}
 
 (a workload targeting a usable target is on it by the last month, and by the month ``k_j`` it
-is needed where it has a deadline). It moves in month k with ``w_{j,k} = y_{j,k} -
-y_{j,k-1}``. A row that needs nothing moves in month 1 (``w_{j,1} = x_{j,a}``). Letting each
+is needed where it has a deadline). It moves in month k if ``y_{j,k} - y_{j,k-1} = 1``. A row
+that needs nothing runs on its target from month 1 (``y_{j,m} = x_{j,a}``). Letting each
 workload choose its month is what a team does, and it keeps the LP relaxation tight: where
 every workload had to move in the month its group became ready, the relaxation made a port
 "partly ready" over several months so that each workload used it when it suited it, 0.11-0.17%
@@ -22,14 +22,15 @@ below the optimum on 1,000 workloads; with the month a workload's own, 0.004-0.0
 chip-hours) on its target, ``F_{j,a}``, and on its interim place b, ``F_{j,b}``, are scaled
 each month by ``phi_j(m)`` (start, end, growth). Workloads of one group (same target,
 readiness, interim, profile, move and first feasible month) with the same ``phi`` form a class
-c, so each figure enters the model once per move month rather than once per month:
+c, and each figure enters the model once per month in which its rows may move (once, for rows
+that need nothing):
 
-.. math:: S_{c,k} = \\sum_{j \\in c} F_{j,a} w_{j,k}, \\qquad
+.. math:: T_{c,k} = \\sum_{j \\in c} F_{j,a} y_{j,k}, \\qquad
     B_c = \\sum_{j \\in c} F_{j,b} x_{j,a}, \\qquad
-    S^b_{c,k} = \\sum_{j \\in c} F_{j,b} w_{j,k}
+    T^b_{c,k} = \\sum_{j \\in c} F_{j,b} y_{j,k}
 
-    \\text{on } a \\text{ in month } m: \\ \\phi_c(m) \\sum_{k \\le m} S_{c,k}, \\qquad
-    \\text{on } b: \\ \\phi_c(m) \\Big(B_c - \\sum_{k \\le m} S^b_{c,k}\\Big)
+    \\text{on } a \\text{ in month } m: \\ \\phi_c(m) T_{c,m}, \\qquad
+    \\text{on } b: \\ \\phi_c(m) (B_c - T^b_{c,m})
 
 (with the figures of the SDK's epoch in force in month m). Per accelerator, month and weekly
 slice t, the chips in use ``D_{a,m,t}`` add these up with each profile's level in slice t, as

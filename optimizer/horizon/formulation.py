@@ -22,13 +22,13 @@ Decisions:
   ``T_q``: ``held_{q,m} = o_q(m) + sum_{m-T_q < m' <= m} z_{q,m'}`` (``o_q(m)`` owned units
   whose ``months_left >= m``); savings plans likewise in USD per hour (continuous).
 
-Demand (``placement.horizon.demand``). Workload j runs on its target a from the month its
-readiness group is ready (and the SDK makes the pair feasible), on its interim place b until
-then: ``w_{j,k} = x_{j,a} delta_{G,k}`` (moves in month k), in its convex hull, one row per
-workload and month; its figures times ``phi_j(m)`` enter once per move month for the
-workloads of a group whose demand changes alike. Per accelerator, month and weekly slice t,
-the chips in use ``D_{a,m,t}`` follow the profiles as in the steady state (flexible work spread
-over its offered hours); commitments cover up to what is held,
+Demand (``placement.horizon.demand``). Workload j runs on its interim place b until it moves
+to its target a, in a month of the plan's choosing once a's readiness group is ready (and the
+SDK makes the pair feasible): ``y_{j,k}`` non-decreasing, ``y_{j,k} <= R_{G,k}``, on it by
+the last month if usable and by its deadline; its figures times ``phi_j(m)`` enter once per
+month for the workloads of a group whose demand changes alike. Per accelerator, month and
+weekly slice t, the chips in use ``D_{a,m,t}`` follow the profiles as in the steady state
+(flexible work spread over its offered hours); commitments cover up to what is held,
 ``y_{q,m,t} <= U_q held_{q,m}`` and ``sum_a r_{q,a} v_{q,a,m,t} <= held^{USD}_{q,m}``, and no
 more than is in use.
 
