@@ -141,11 +141,22 @@ def make_solver(
     msg: bool = False,
     start: dict[pulp.LpVariable, float] | None = None,
     relax: bool = False,
+    target: float | None = None,
 ) -> pulp.LpSolver:
     """A configured PuLP solver; unknown names are a usage error. ``start`` (HiGHS only) gives
-    variable values to start the search from; ``relax`` solves the LP relaxation instead."""
+    variable values to start the search from; ``relax`` solves the LP relaxation instead;
+    ``target`` (HiGHS only) stops the search at the first plan costing no more."""
     if solver == "highs":
-        return _HiGHS(start, msg=msg, timeLimit=time_limit, gapRel=gap, threads=None, mip=not relax)
+        options: dict[str, object] = {} if target is None else {"objective_target": target}
+        return _HiGHS(
+            start,
+            msg=msg,
+            timeLimit=time_limit,
+            gapRel=gap,
+            threads=None,
+            mip=not relax,
+            **options,
+        )
     if solver == "cbc":
         # PuLP 3.3 (pinned) still bundles CBC; 4.0 will drop PULP_CBC_CMD and warn about it.
         with warnings.catch_warnings():
@@ -164,14 +175,16 @@ def solve_model(
     msg: bool = False,
     start: dict[pulp.LpVariable, float] | None = None,
     relax: bool = False,
+    target: float | None = None,
 ) -> SolveResult:
     """Solve in place (PuLP stores values on the variables) and classify the outcome.
 
     ``start``: values of some variables forming a known plan (the greedy one), so that the
     solver begins from it; the optimum and the gap proven do not depend on it. Should the run
     end in a solver error, it is run once more without the start. ``relax``: solve the LP
-    relaxation (integer variables continuous), whose optimum bounds the MIP's from below."""
-    engine = make_solver(solver, time_limit, gap, msg, start, relax)
+    relaxation (integer variables continuous), whose optimum bounds the MIP's from below.
+    ``target``: stop at the first plan costing no more (status feasible unless proven)."""
+    engine = make_solver(solver, time_limit, gap, msg, start, relax, target)
     started = time.perf_counter()
     if not model.problem.variables():
         # Everything is fixed: the objective is its constant (owned commitments, fixed work).
@@ -195,7 +208,9 @@ def solve_model(
     if start and _highs_failed(model):
         # A start is only a hint: at extreme magnitudes (millions of chips) completing it can
         # leave HiGHS a rounding error short of feasible, which it reports as a solve error.
-        return solve_model(model, solver, time_limit, gap, msg, start=None, relax=relax)
+        return solve_model(
+            model, solver, time_limit, gap, msg, start=None, relax=relax, target=target
+        )
     objective = (
         pulp.value(model.problem.objective)
         if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)

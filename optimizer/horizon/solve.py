@@ -5,14 +5,16 @@ The search:
 1. The stay-put model (every workload on its interim place) gives each month's cost of
    staying and a first feasible roadmap.
 2. The LP relaxation of the roadmap model gives a lower bound ``L`` on its optimum. The
-   migration programmes and ports, rounded from it (ready where the relaxation has them at
-   least half done), are fixed, and the rest (targets, moves, commitments) solved as a MILP
+   migration programmes and ports, rounded from it (ready from the first month the relaxation
+   has them at least half done, the ports then queued in that order within the engineers),
+   are fixed, and the rest (targets, moves, commitments) solved as a MILP
    to the gap, then, from there, to a fifth of it if need be: a roadmap costing ``U``. Where
    ``U - L <= gap |U|`` it is optimal within the gap, proven by the relaxation's bound, and
    the search ends there. The few readiness binaries are where the relaxation is weak (ports
    partly done); the thousands of target binaries are nearly integral in it.
 3. Otherwise HiGHS solves the whole MILP from the cheapest of the rounded roadmap, the
-   stay-put plan and the early roadmap (``placement.horizon.start``).
+   stay-put plan and the early roadmap (``placement.horizon.start``), stopping within its own
+   gap or at the first roadmap the relaxation's bound proves.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from placement.horizon.start import (
     Priced,
     early_start,
     priced,
-    readiness_variables,
+    rounded_readiness,
     stay_put_start,
 )
 from placement.horizon.timeline import interim_accelerators
@@ -39,10 +41,10 @@ from placement.models.plan import Roadmap
 from placement.solve import SolveResult, SolveStatus, solve_model
 
 ROUNDED_GAP_SHARES = (1.0, 0.2)
-"""The shares of the gap the rounded roadmap's MILP is solved to in turn, until the
-relaxation's bound proves it: at the whole gap HiGHS stops that MILP within a second or two
-at 1,000 workloads, mostly close enough; a fifth of it, from there, takes several times as
-long and leaves the bound the rest of the gap."""
+"""The shares of the gap the rounded roadmap's MILP is solved to in turn, each stopping at the
+first roadmap the relaxation's bound proves (HiGHS's ``objective_target``): at the whole gap
+HiGHS stops that MILP within a second or two at 1,000 workloads, mostly close enough; a fifth
+of it, from there, takes longer and leaves the bound the rest of the gap."""
 
 
 @dataclass(frozen=True)
@@ -67,19 +69,17 @@ def solve_horizon(
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
     stay = _stay_put(estimates, catalog, months, epochs, solver, time_limit_s, gap)
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
-    bound, rounded = _rounded_relaxation(model, solver, time_limit_s, gap)
+    engineers = catalog.economics.porting_engineers
+    bound, rounded = _rounded_relaxation(model, engineers, solver, time_limit_s, gap)
     if rounded is not None and bound is not None and _within(rounded.cost, bound, gap):
-        result = SolveResult(
-            status=SolveStatus.OPTIMAL,
-            solver=solver,
-            time_s=rounded.time_s,
-            objective=rounded.cost,
-            gap=(rounded.cost - bound) / abs(rounded.cost) if rounded.cost else 0.0,
-            termination="optimal within the gap of the LP relaxation's bound",
-        )
+        result = _proven(solver, rounded.cost, bound, rounded.time_s)
     else:
         start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, time_limit_s, gap)
-        result = solve_model(model, solver, time_limit_s, gap, start=start)
+        target = None if bound is None else _target(bound, gap)
+        result = solve_model(model, solver, time_limit_s, gap, start=start, target=target)
+        found = result.objective
+        if found is not None and bound is not None and _within(found, bound, gap):
+            result = _proven(solver, found, bound, result.time_s)
     if not result.has_solution:
         return HorizonResult(result, None, {})
     roadmap = build_roadmap(model, stay, estimates.workloads, catalog)
@@ -90,7 +90,11 @@ def solve_horizon(
 
 
 def _rounded_relaxation(
-    model: HorizonModel, solver: str, time_limit_s: float | None, gap: float
+    model: HorizonModel,
+    engineers: int | None,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
 ) -> tuple[float | None, Priced | None]:
     """The LP relaxation's bound, and the roadmap with its readiness rounded (see the
     module); the time reported is both solves'. None where either has no solution."""
@@ -98,12 +102,12 @@ def _rounded_relaxation(
     if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
         return None, None
     bound = relaxed.objective
-    ready = {var: float((var.varValue or 0.0) >= 0.5) for var in readiness_variables(model)}
+    ready = rounded_readiness(model, engineers)
     best: Priced | None = None
     spent = relaxed.time_s
     for share in ROUNDED_GAP_SHARES:
         start = best.start if best is not None else None
-        found = priced(model, ready, solver, time_limit_s, gap * share, start)
+        found = priced(model, ready, solver, time_limit_s, gap * share, start, _target(bound, gap))
         if found is None:
             break
         spent += found.time_s
@@ -111,6 +115,23 @@ def _rounded_relaxation(
         if _within(best.cost, bound, gap):
             break
     return bound, best
+
+
+def _target(bound: float, gap: float) -> float:
+    """The cost at which a roadmap is proven within ``gap`` by ``bound``: ``U - L <= gap U``."""
+    return bound / (1.0 - gap) if bound >= 0 else bound / (1.0 + gap)
+
+
+def _proven(solver: str, cost: float, bound: float, time_s: float) -> SolveResult:
+    """A roadmap proven optimal within the gap by the relaxation's bound."""
+    return SolveResult(
+        status=SolveStatus.OPTIMAL,
+        solver=solver,
+        time_s=time_s,
+        objective=cost,
+        gap=(cost - bound) / abs(cost) if cost else 0.0,
+        termination="optimal within the gap of the LP relaxation's bound",
+    )
 
 
 def _within(cost: float, bound: float, gap: float) -> bool:

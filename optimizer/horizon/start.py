@@ -135,18 +135,72 @@ def _schedule(
         interim = model.interim.get(int(w))
         saving = interim_cost.get((int(w), interim), float(cost)) - float(cost) if interim else 0.0
         value[g] = value.get(g, 0.0) + saving
-    engineers = catalog.economics.porting_engineers
-    lanes = [0] * (engineers if engineers is not None else len(value) or 1)
-    for g in sorted(value, key=lambda k: (-value[k], k)):
-        f, s = g[1], g[2]
-        d = model.port_months[(f, s)]
-        programme = ready.get(("adopt", s), 1)
-        lane = min(range(len(lanes)), key=lambda i: lanes[i])
-        begin = max(programme, lanes[lane] + 1)
-        lanes[lane] = begin + d - 1
-        if begin + d <= model.months + 1:
-            ready[g] = begin + d
+    order = [(g[1], g[2]) for g in sorted(value, key=lambda k: (-value[k], k))]
+    programmes = {g[1]: month for g, month in ready.items() if g[0] == "adopt"}
+    ready.update(queue_ports(model, order, {}, programmes, catalog.economics.porting_engineers))
     return ready
+
+
+def queue_ports(
+    model: HorizonModel,
+    order: list[tuple[str, str]],
+    earliest_start: dict[tuple[str, str], int],
+    programme_ready: dict[str, int],
+    engineers: int | None,
+) -> dict[tuple[str, ...], int]:
+    """The month each port (family, platform) of ``order`` is ready, taken in that order with
+    at most ``engineers`` at once: each starts at its earliest start (month 1 if not given),
+    once its platform's programme is done and an engineer is free; a port that would not be
+    done within the horizon is not started."""
+    lanes = [0] * (engineers if engineers is not None else len(order) or 1)
+    ready: dict[tuple[str, ...], int] = {}
+    for f, s in order:
+        d = model.port_months[(f, s)]
+        lane = min(range(len(lanes)), key=lambda i: lanes[i])
+        begin = max(earliest_start.get((f, s), 1), programme_ready.get(s, 1), lanes[lane] + 1)
+        if begin + d <= model.months + 1:
+            lanes[lane] = begin + d - 1
+            ready[("port", f, s)] = begin + d
+    return ready
+
+
+def rounded_readiness(model: HorizonModel, engineers: int | None) -> Start:
+    """Readiness binaries from a solved LP relaxation: each programme and port ready from the
+    first month the relaxation has it at least half done; the ports then queued by their start
+    within the engineers (a rounding can put more at once than there are engineers)."""
+    rounded: dict[tuple[str, ...], int] = {}
+    for s in model.lead_months:
+        month = _first_half_done(model, ("adopt", s))
+        if month is not None:
+            rounded[("adopt", s)] = month
+    order: list[tuple[int, str, str]] = []
+    for f, s in model.port_months:
+        month = _first_half_done(model, ("port", f, s))
+        if month is not None:
+            order.append((month, f, s))
+    starts = {(f, s): month - model.port_months[(f, s)] for month, f, s in order}
+    programmes = {g[1]: month for g, month in rounded.items()}
+    # By start month: queued so, the ports keep their months wherever the engineers allow.
+    ports = sorted(starts, key=lambda port: (starts[port], port))
+    rounded.update(queue_ports(model, ports, starts, programmes, engineers))
+    values: Start = {}
+    for (s, k), var in model.adopt.items():
+        if isinstance(var, pulp.LpVariable):
+            values[var] = float(k >= rounded.get(("adopt", s), model.months + 2))
+    for (f, s, k), var in model.port.items():
+        if isinstance(var, pulp.LpVariable):
+            values[var] = float(k >= rounded.get(("port", f, s), model.months + 2))
+    return values
+
+
+def _first_half_done(model: HorizonModel, readiness: tuple[str, ...]) -> int | None:
+    """The first month (up to N+1) a readiness group is at least half done at the solution."""
+    for k in range(1, model.months + 2):
+        ready = model.ready(readiness, k)
+        value = ready if isinstance(ready, float) else (ready.varValue or 0.0)
+        if value >= 0.5:
+            return k
+    return None
 
 
 @dataclass(frozen=True)
@@ -166,15 +220,16 @@ def priced(
     time_limit_s: float | None,
     gap: float,
     start: Start | None = None,
+    target: float | None = None,
 ) -> Priced | None:
     """The roadmap's cost with ``values``' binaries fixed (the other decisions chosen, from
-    ``start`` if given), or None where it is infeasible. The model's variables keep the
-    values of that plan."""
+    ``start`` if given, stopping at the first costing no more than ``target`` if given), or
+    None where it is infeasible. The model's variables keep the values of that plan."""
     saved = {var: (var.lowBound, var.upBound) for var in values}
     for var, value in values.items():
         var.lowBound = var.upBound = value
     try:
-        result = solve_model(model, solver, time_limit_s, gap, start=start)
+        result = solve_model(model, solver, time_limit_s, gap, start=start, target=target)
     finally:
         for var, (low, high) in saved.items():
             var.lowBound, var.upBound = low, high
