@@ -95,3 +95,25 @@ def test_without_the_proof_the_whole_milp_is_solved_from_the_rounded_roadmap(
     found = result.solve.objective
     assert found is not None and "relaxation" not in result.solve.termination
     assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + DEFAULT_GAP)
+
+
+def test_under_one_engineer_the_rounded_ports_are_queued(
+    inventory: Inventory, catalog: Catalog
+) -> None:
+    # The relaxation shares the engineer between ports; rounded at one half it can start two
+    # at once. Queued by their start, the rounded roadmap stays feasible under the cap, and the
+    # roadmap found re-checks (at most one port under way in any month).
+    free = _roadmap(inventory, catalog).plan.roadmap
+    assert free is not None
+    at_once = [(s.start_month, s.ready_month) for s in free.steps if s.item == "port"]
+    assert sum(start <= 1 < ready for start, ready in at_once) >= 2  # the cap will bind
+    economics = catalog.economics.model_copy(update={"porting_engineers": 1})
+    capped = catalog.model_copy(update={"economics": economics})
+    result = _roadmap(inventory, capped)
+    assert result.solve.status is SolveStatus.OPTIMAL
+    assert result.solve.gap is not None and result.solve.gap <= DEFAULT_GAP
+    road = result.plan.roadmap
+    assert road is not None
+    ports = [(s.start_month, s.ready_month) for s in road.steps if s.item == "port"]
+    for month in range(1, MONTHS + 1):
+        assert sum(start <= month < ready for start, ready in ports) <= 1
