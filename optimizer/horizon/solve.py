@@ -5,13 +5,16 @@ The search:
 1. The stay-put model (every workload on its interim place) gives each month's cost of
    staying and a first feasible roadmap.
 2. The LP relaxation of the roadmap model gives a lower bound ``L`` on its optimum. The
-   migration programmes and ports, rounded from it (ready from the first month the relaxation
-   has them at least half done, the ports then queued in that order within the engineers),
-   are fixed, and the rest (targets, moves, commitments) solved as a MILP
-   to the gap, then, from there, to a fifth of it if need be: a roadmap costing ``U``. Where
-   ``U - L <= gap |U|`` it is optimal within the gap, proven by the relaxation's bound, and
-   the search ends there. The few readiness binaries are where the relaxation is weak (ports
-   partly done); the thousands of target binaries are nearly integral in it.
+   migration programmes and ports are rounded from it (``rounded_readiness``: ready from the
+   first month the relaxation has them at least half done, the ports queued by their start
+   within the engineers; under an engineer cap also the ports it gives half a month or more,
+   as early as they can be, the most months first) and fixed, and the rest (targets, moves,
+   commitments) solved as a MILP to the gap, each way in turn; the cheapest, if not yet
+   proven, again to a fifth of the gap from itself: a roadmap costing ``U``. Each solve stops
+   at the first roadmap the bound proves. Where ``U - L <= gap |U|`` it is optimal within the
+   gap, proven by the relaxation's bound, and the search ends there. The few readiness
+   binaries are where the relaxation is weak (ports partly done); the thousands of target
+   binaries are nearly integral in it.
 3. Otherwise HiGHS solves the whole MILP from the cheapest of the rounded roadmap, the
    stay-put plan and the early roadmap (``placement.horizon.start``), stopping within its own
    gap or at the first roadmap the relaxation's bound proves.
@@ -30,6 +33,7 @@ from placement.horizon.formulation import HorizonModel, build_horizon_model, epo
 from placement.horizon.roadmap import build_roadmap
 from placement.horizon.start import (
     Priced,
+    Start,
     early_start,
     priced,
     rounded_readiness,
@@ -40,11 +44,12 @@ from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solve import SolveResult, SolveStatus, solve_model
 
-ROUNDED_GAP_SHARES = (1.0, 0.2)
-"""The shares of the gap the rounded roadmap's MILP is solved to in turn, each stopping at the
-first roadmap the relaxation's bound proves (HiGHS's ``objective_target``): at the whole gap
-HiGHS stops that MILP within a second or two at 1,000 workloads, mostly close enough; a fifth
-of it, from there, takes longer and leaves the bound the rest of the gap."""
+TIGHTER_GAP_SHARE = 0.2
+"""The share of the gap the best rounded roadmap's MILP is solved to again, from itself, where
+the bound does not prove it at the whole gap (each solve stops at the first roadmap the
+relaxation's bound proves, HiGHS's ``objective_target``): at the whole gap HiGHS stops that
+MILP within a second or two at 1,000 workloads, mostly close enough; a fifth of it takes
+longer and leaves the bound the rest of the gap."""
 
 
 @dataclass(frozen=True)
@@ -102,19 +107,27 @@ def _rounded_relaxation(
     if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
         return None, None
     bound = relaxed.objective
-    ready = rounded_readiness(model, engineers)
     best: Priced | None = None
+    chosen: Start = {}
     spent = relaxed.time_s
-    for share in ROUNDED_GAP_SHARES:
-        start = best.start if best is not None else None
-        found = priced(model, ready, solver, time_limit_s, gap * share, start, _target(bound, gap))
+    # Each way of rounding at the whole gap until the bound proves one (the model's variables
+    # then hold its values), else the cheapest again to a fifth of the gap, from itself.
+    for ready in rounded_readiness(model, engineers):
+        found = priced(model, ready, solver, time_limit_s, gap, None, _target(bound, gap))
         if found is None:
-            break
+            continue
         spent += found.time_s
-        best = Priced(found.cost, found.start, spent)
-        if _within(best.cost, bound, gap):
-            break
-    return bound, best
+        if best is None or found.cost < best.cost:
+            best, chosen = Priced(found.cost, found.start, spent), ready
+        if _within(found.cost, bound, gap):
+            return bound, Priced(found.cost, found.start, spent)
+    if best is None:
+        return bound, None
+    tighter = TIGHTER_GAP_SHARE * gap
+    found = priced(model, chosen, solver, time_limit_s, tighter, best.start, _target(bound, gap))
+    if found is None:
+        return bound, best  # not proven, and the search goes on from it
+    return bound, Priced(found.cost, found.start, spent + found.time_s)
 
 
 def _target(bound: float, gap: float) -> float:

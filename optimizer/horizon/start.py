@@ -164,33 +164,59 @@ def queue_ports(
     return ready
 
 
-def rounded_readiness(model: HorizonModel, engineers: int | None) -> Start:
-    """Readiness binaries from a solved LP relaxation: each programme and port ready from the
-    first month the relaxation has it at least half done; the ports then queued by their start
-    within the engineers (a rounding can put more at once than there are engineers)."""
-    rounded: dict[tuple[str, ...], int] = {}
+def rounded_readiness(model: HorizonModel, engineers: int | None) -> list[Start]:
+    """Readiness binaries from a solved LP relaxation, two ways, the first usually best:
+
+    * each programme and port ready from the first month the relaxation has it at least half
+      done, the ports then queued by their start within the engineers (a rounding can put
+      more at once than there are engineers);
+    * under an engineer cap, where the relaxation shares engineers between ports, the ports
+      it gives at least half a month of readiness in all, as early as they can be, the most
+      months first (the order a rounding of shared months can get wrong).
+    """
+    programmes: dict[str, int] = {}
     for s in model.lead_months:
         month = _first_half_done(model, ("adopt", s))
         if month is not None:
-            rounded[("adopt", s)] = month
+            programmes[s] = month
     order: list[tuple[int, str, str]] = []
     for f, s in model.port_months:
         month = _first_half_done(model, ("port", f, s))
         if month is not None:
             order.append((month, f, s))
     starts = {(f, s): month - model.port_months[(f, s)] for month, f, s in order}
-    programmes = {g[1]: month for g, month in rounded.items()}
     # By start month: queued so, the ports keep their months wherever the engineers allow.
-    ports = sorted(starts, key=lambda port: (starts[port], port))
-    rounded.update(queue_ports(model, ports, starts, programmes, engineers))
+    by_start = sorted(starts, key=lambda port: (starts[port], port))
+    ways = [queue_ports(model, by_start, starts, programmes, engineers)]
+    if engineers is not None:
+        months = {port: _months_ready(model, port) for port in model.port_months}
+        wanted = sorted((p for p in months if months[p] >= 0.5), key=lambda p: (-months[p], p))
+        ways.append(queue_ports(model, wanted, {}, programmes, engineers))
+    return [_readiness_values(model, programmes, ports) for ports in ways]
+
+
+def _readiness_values(
+    model: HorizonModel, programmes: dict[str, int], ports: dict[tuple[str, ...], int]
+) -> Start:
+    """The readiness binaries of programmes and ports ready from the months given."""
+    never = model.months + 2
     values: Start = {}
     for (s, k), var in model.adopt.items():
         if isinstance(var, pulp.LpVariable):
-            values[var] = float(k >= rounded.get(("adopt", s), model.months + 2))
+            values[var] = float(k >= programmes.get(s, never))
     for (f, s, k), var in model.port.items():
         if isinstance(var, pulp.LpVariable):
-            values[var] = float(k >= rounded.get(("port", f, s), model.months + 2))
+            values[var] = float(k >= ports.get(("port", f, s), never))
     return values
+
+
+def _months_ready(model: HorizonModel, port: tuple[str, str]) -> float:
+    """How many months of the horizon (and the month after) a port is ready at the solution."""
+    total = 0.0
+    for k in range(1, model.months + 2):
+        ready = model.ready(("port", *port), k)
+        total += ready if isinstance(ready, float) else (ready.varValue or 0.0)
+    return total
 
 
 def _first_half_done(model: HorizonModel, readiness: tuple[str, ...]) -> int | None:
