@@ -160,21 +160,17 @@ def _on_target(
         return {1: x}
     # The months in which the target may be usable: from the first the SDK allows, where
     # the readiness group is not still certainly not ready.
-    months = [
-        k
-        for k in range(available, N + 1)
-        if not (isinstance(ready := model.ready(readiness, k), float) and ready == 0.0)
-    ]
+    months = {k: model.ready(readiness, k) for k in range(available, N + 1)}
+    months = {k: r for k, r in months.items() if not (isinstance(r, float) and r == 0.0)}
     if not months:
         return {}
     p = model.problem
     on: Steps = {}
     on_target: dict[int, pulp.LpVariable] = {}
     previous: pulp.LpVariable | None = None
-    for k in months:
+    for k, ready in months.items():
         label = (str(oid), f"m{k:03d}")
         y = p.add_variable(name("on_target", *label), 0, 1)
-        ready = model.ready(readiness, k)
         if not isinstance(ready, float):
             p.addConstraint(y - ready <= 0, name("on_target_once_ready", *label))
         if previous is not None:

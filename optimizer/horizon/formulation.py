@@ -129,6 +129,11 @@ class HorizonModel:
             return self.port[(readiness[1], readiness[2], month)]
         return self.adopt[(readiness[1], month)]
 
+    def ready_value(self, readiness: tuple[str, ...] | None, month: int) -> float:
+        """``R_{G,month}`` at the solution (fractional after an LP relaxation)."""
+        ready = self.ready(readiness, month)
+        return ready if isinstance(ready, float) else (ready.varValue or 0.0)
+
 
 def readiness_of(
     needs_port: bool, needs_migration: bool, family: str, platform: str
@@ -528,12 +533,11 @@ def month_values(model: HorizonModel) -> list[dict[str, float]]:
 def ready_month(
     model: HorizonModel, readiness: tuple[str, ...] | None, after_horizon: bool = False
 ) -> int | None:
-    """The first month a readiness group holds at the solution (None: not within the horizon;
-    with ``after_horizon``, month N+1 counts too: done with the horizon's last month)."""
+    """The first month a readiness group is at least half done at the solution (ready, in an
+    integer solution; None: not within the horizon; with ``after_horizon``, month N+1 counts
+    too: done with the horizon's last month)."""
     for m in range(1, model.months + (2 if after_horizon else 1)):
-        ready = model.ready(readiness, m)
-        value = ready if isinstance(ready, float) else (ready.varValue or 0.0)
-        if value > 0.5:
+        if model.ready_value(readiness, m) >= 0.5:
             return m
     return None
 

@@ -6,8 +6,9 @@ and is ready after its lead; ports start once their programme is done, the most 
 (the monthly saving of the workloads waiting for them, at on-demand rates), at most
 ``porting_engineers`` at a time. A workload whose target would be ready after its deadline, or
 not within the horizon, targets its interim place instead. The plan is priced by solving the
-roadmap model with these decisions fixed (commitments left free); the search then starts from
-it or from the stay-put plan, whichever costs less.
+roadmap model with these decisions fixed (commitments left free). It is one of the starts the
+whole MILP may search from (``placement.horizon.solve``), beside the stay-put plan and the
+roadmap rounded from the LP relaxation (``rounded_readiness``), which is also here.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.greedy import greedy_placement
-from placement.horizon.formulation import HorizonModel
+from placement.horizon.formulation import HorizonModel, ready_month
 from placement.horizon.timeline import month_of_week, start_months
 from placement.models.catalog import Catalog
 from placement.solve import solve_model
@@ -176,12 +177,12 @@ def rounded_readiness(model: HorizonModel, engineers: int | None) -> list[Start]
     """
     programmes: dict[str, int] = {}
     for s in model.lead_months:
-        month = _first_half_done(model, ("adopt", s))
+        month = ready_month(model, ("adopt", s), after_horizon=True)
         if month is not None:
             programmes[s] = month
     order: list[tuple[int, str, str]] = []
     for f, s in model.port_months:
-        month = _first_half_done(model, ("port", f, s))
+        month = ready_month(model, ("port", f, s), after_horizon=True)
         if month is not None:
             order.append((month, f, s))
     starts = {(f, s): month - model.port_months[(f, s)] for month, f, s in order}
@@ -212,21 +213,7 @@ def _readiness_values(
 
 def _months_ready(model: HorizonModel, port: tuple[str, str]) -> float:
     """How many months of the horizon (and the month after) a port is ready at the solution."""
-    total = 0.0
-    for k in range(1, model.months + 2):
-        ready = model.ready(("port", *port), k)
-        total += ready if isinstance(ready, float) else (ready.varValue or 0.0)
-    return total
-
-
-def _first_half_done(model: HorizonModel, readiness: tuple[str, ...]) -> int | None:
-    """The first month (up to N+1) a readiness group is at least half done at the solution."""
-    for k in range(1, model.months + 2):
-        ready = model.ready(readiness, k)
-        value = ready if isinstance(ready, float) else (ready.varValue or 0.0)
-        if value >= 0.5:
-            return k
-    return None
+    return sum(model.ready_value(("port", *port), k) for k in range(1, model.months + 2))
 
 
 @dataclass(frozen=True)
