@@ -46,9 +46,9 @@ from typing import Any
 import placement.pipeline as pipeline
 from benchmarks.generate import synthetic_inventory
 from placement.catalog import load_catalog
-from placement.formulation import PlacementModel
+from placement.formulating.model import PlacementModel
 from placement.pipeline import SolverOptions
-from placement.solve import DEFAULT_GAP
+from placement.solving.solver import DEFAULT_GAP
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 DEFAULT_SECTION = "main"

@@ -8,11 +8,11 @@ The Python API the ``placement`` command line is a thin layer over::
     result.plan.objective_monthly_usd
 """
 
+from placement.analysing.checks import check_plan
+from placement.analysing.provenance import tool_version
 from placement.catalog import load_catalog
-from placement.checks import check_plan
 from placement.estimating import estimate
 from placement.pipeline import PlanResult, SolverOptions, plan
-from placement.provenance import tool_version
 from placement.reading import InputError, read_inventory
 
 __version__ = tool_version()

@@ -1,5 +1,5 @@
 """``python -m placement`` runs the ``placement`` command line."""
 
-from placement.cli import main
+from placement.cli.main import main
 
 main()

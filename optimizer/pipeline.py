@@ -15,20 +15,22 @@ import pandas as pd
 import pulp
 from pydantic import TypeAdapter
 
+from placement.analysing.commitments import commitments, reserved_purchases, slice_uses
+from placement.analysing.explain import PlanContext, excluded_reasons, why_for
+from placement.analysing.extract import Solution, extract_solution
+from placement.analysing.moves import recommended_moves
+from placement.analysing.provenance import now_utc, run_info
+from placement.analysing.showback import finops, pricing_coverage, scaled_shares, showback_usd
 from placement.catalog import CatalogSource, read_catalog
-from placement.commitment_report import commitments, reserved_purchases, slice_uses
 from placement.errors import PlacementInputError, Problem
 from placement.estimating import Estimates, estimate, least_busy_chips
-from placement.explain import PlanContext, excluded_reasons, why_for
-from placement.extract import Solution, extract_solution
-from placement.formulation import (
+from placement.formulating.model import (
     FormulationSettings,
     PlacementModel,
     build_model,
     model_file_text,
     porting_one_off_usd,
 )
-from placement.greedy import greedy_placement
 from placement.horizon.formulation import COMPONENTS
 from placement.horizon.releases import catalog_in
 from placement.horizon.solve import solve_horizon
@@ -50,17 +52,15 @@ from placement.models.plan import (
     SolverInfo,
     Unplaced,
 )
-from placement.moves import recommended_moves
-from placement.output import write_output
-from placement.provenance import now_utc, run_info
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
-from placement.showback import finops, pricing_coverage, scaled_shares, showback_usd
-from placement.solve import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
+from placement.solving.greedy import greedy_placement
+from placement.solving.solver import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
+from placement.writing.files import write_output
 
 _EVALUATIONS = TypeAdapter(list[OptionEvaluation])
-# The option columns the explanations read (placement.explain).
+# The option columns the explanations read (placement.analysing.explain).
 _EXPLAINED = (
     "workload",
     "workload_id",

@@ -1,6 +1,6 @@
 """Generate docs/cli.md from the ``placement`` click command tree.
 
-Every command and sub-command (found by walking ``placement.cli.cli``, so new commands appear
+Every command and sub-command (found by walking ``placement.cli.main.cli``, so new commands appear
 without touching this script) gets a ``## placement <command path>`` heading and its full
 ``--help`` text in a fenced block. Help is rendered at a fixed terminal width, so the output does
 not depend on the terminal that runs the script.
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import click
 
-from placement.cli import cli
+from placement.cli.main import cli
 
 PROG = "placement"
 WIDTH = 100

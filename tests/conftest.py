@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from placement.analysing.checks import check_plan
 from placement.catalog import default_catalog_text
-from placement.checks import check_plan
 from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.reading import read_inventory

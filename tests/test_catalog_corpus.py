@@ -16,7 +16,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from placement.cli import cli
+from placement.cli.main import cli
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "catalog"
 # A manifest of at least this many cases each, as the corpus was asked to cover.

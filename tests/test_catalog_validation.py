@@ -21,7 +21,7 @@ from pydantic import BaseModel
 from ruamel.yaml import YAML
 
 from placement.catalog import apply_overrides, default_catalog_text, load_catalog, read_catalog
-from placement.cli import cli
+from placement.cli.main import cli
 from placement.errors import CatalogError
 from placement.models import catalog as model
 from placement.models.catalog import BOUNDS, Bound, Catalog

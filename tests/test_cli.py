@@ -1,7 +1,7 @@
 """The ``placement`` command line: formats, output files, exit codes, overrides, catalogs, help.
 
-Runs ``placement.cli.cli`` in-process with click's CliRunner (stdout and stderr apart), plus one
-real process of the ``placement`` console script for the exit code as a shell sees it.
+Runs ``placement.cli.main.cli`` in-process with click's CliRunner (stdout and stderr apart), plus
+one real process of the ``placement`` console script for the exit code as a shell sees it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import yaml
 from click.testing import CliRunner, Result
 
 from placement.catalog import load_catalog
-from placement.cli import cli
+from placement.cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "inputs" / "sample_inventory.csv"

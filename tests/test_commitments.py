@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from placement.estimating import estimate
-from placement.formulation import build_model
-from placement.greedy import greedy_placement
+from placement.formulating.model import build_model
 from placement.models.catalog import Catalog
 from placement.pipeline import plan
 from placement.reading import read_inventory
+from placement.solving.greedy import greedy_placement
 from tests.conftest import EXACT, assert_consistent, default_catalog_dict, make_catalog, run_plan
 
 SAMPLE = str(Path(__file__).resolve().parents[1] / "inputs" / "sample_inventory.csv")

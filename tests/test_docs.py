@@ -25,7 +25,7 @@ import jsonschema
 import pytest
 from click.testing import CliRunner, Result
 
-from placement.cli import cli
+from placement.cli.main import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_DOC = ROOT / "docs" / "cli.md"

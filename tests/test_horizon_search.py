@@ -16,7 +16,7 @@ from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory, read_inventory
-from placement.solve import DEFAULT_GAP, SolveStatus, solve_model
+from placement.solving.solver import DEFAULT_GAP, SolveStatus, solve_model
 
 MONTHS = 12
 SIZE = 120

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from placement.cli import cli
+from placement.cli.main import cli
 from placement.reading import read_inventory
 
 CORPUS = Path(__file__).parent / "corpus" / "inventory"

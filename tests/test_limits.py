@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import placement.reading.limits as limits
 from benchmarks.generate import synthetic_inventory
-from placement.cli import cli
+from placement.cli.main import cli
 from placement.reading import InputError, read_inventory
 from placement.reading.limits import (
     BASE_MEMORY_BYTES,

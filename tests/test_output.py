@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from placement.cli import cli
-from placement.output import OutputError, write_files, write_output
+from placement.cli.main import cli
+from placement.writing.files import OutputError, write_files, write_output
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "inputs" / "sample_inventory.csv"

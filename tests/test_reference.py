@@ -15,8 +15,8 @@ import yaml
 from click.testing import CliRunner
 
 from placement.catalog import load_catalog
-from placement.cli import cli
-from placement.reference import (
+from placement.cli.main import cli
+from placement.comparing.reference import (
     ReferenceCheck,
     break_even,
     reference_checks,

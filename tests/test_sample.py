@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from placement.checks import check_plan
+from placement.analysing.checks import check_plan
 from placement.models.workload import is_blank
 from placement.pipeline import EXIT_OK, PlanResult, plan
 from placement.reading import read_inventory

@@ -9,10 +9,10 @@ import pytest
 
 from benchmarks.generate import synthetic_inventory
 from placement.errors import PlacementInputError
-from placement.formulation import build_model
+from placement.formulating.model import build_model
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.reading import read_inventory
-from placement.solve import SolveStatus, make_solver, solve_model
+from placement.solving.solver import SolveStatus, make_solver, solve_model
 from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from placement.catalog import read_catalog
+from placement.comparing.reference import reference_figures
 from placement.comparing.sweep import Parameter, decisions, sweep
 from placement.pipeline import plan
-from placement.reference import reference_figures
 from tests.conftest import frame
 from tests.test_cli import assert_clean_failure, invoke
 

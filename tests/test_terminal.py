@@ -24,7 +24,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from benchmarks.generate import synthetic_inventory
-from placement.cli import cli
+from placement.cli.main import cli
 from placement.models.plan import Plan
 from placement.reporting import PlanView, render_plan, summary_lines
 

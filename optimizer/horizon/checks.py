@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from placement.checks import in_use_today
+from placement.analysing.checks import in_use_today
 from placement.estimating import estimate
 from placement.horizon.releases import catalog_in
 from placement.horizon.timeline import month_factors, month_of_week, months_for

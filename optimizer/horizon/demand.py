@@ -48,8 +48,8 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.estimating.profiles import profile_levels
+from placement.formulating.naming import name
 from placement.models.catalog import Catalog
-from placement.naming import name
 
 if TYPE_CHECKING:
     from placement.horizon.formulation import HorizonModel, Ready

@@ -1,6 +1,6 @@
 """The roadmap MILP: where every workload runs, month by month, over a horizon of N months.
 
-Sets as in the steady-state model (``placement.formulation``), plus months ``m = 1..N`` and
+Sets as in the steady-state model (``placement.formulating.model``), plus months ``m = 1..N`` and
 readiness groups ``G``: a (family, platform) port, or a platform's migration programme for
 workloads that need no port there. Readiness is indexed by the month it holds from:
 ``R_{G,k} = 1`` means ready by the start of month ``k`` (``k = 1..N+1``; ``N+1``: within the
@@ -56,10 +56,15 @@ import numpy as np
 import pandas as pd
 import pulp
 
-from placement.commitments import CommitmentBook, commitment_book, on_demand_rates
 from placement.estimating import Estimates, estimate
+from placement.estimating.economics.commitments import (
+    CommitmentBook,
+    commitment_book,
+    on_demand_rates,
+)
 from placement.estimating.profiles import SliceGrid, slice_grid
-from placement.formulation import FormulationSettings, model_options, porting_one_off_usd
+from placement.formulating.model import FormulationSettings, model_options, porting_one_off_usd
+from placement.formulating.naming import name, name_map, unique_clean
 from placement.horizon.demand import Steps, add_demand
 from placement.horizon.releases import catalog_in, epoch_starts
 from placement.horizon.timeline import (
@@ -70,7 +75,6 @@ from placement.horizon.timeline import (
     start_months,
 )
 from placement.models.catalog import Catalog
-from placement.naming import name, name_map, unique_clean
 
 Ready: TypeAlias = pulp.LpVariable | float
 """A readiness value: a binary variable, or a constant 0 or 1."""

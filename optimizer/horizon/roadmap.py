@@ -14,8 +14,8 @@ from __future__ import annotations
 import pandas as pd
 import pulp
 
-from placement.commitments import CommitmentBook
-from placement.formulation import porting_one_off_usd
+from placement.estimating.economics.commitments import CommitmentBook
+from placement.formulating.model import porting_one_off_usd
 from placement.horizon.formulation import (
     COMPONENTS,
     HorizonModel,

@@ -28,7 +28,7 @@ import pandas as pd
 import pulp
 
 from placement.estimating import Estimates
-from placement.formulation import FormulationSettings
+from placement.formulating.model import FormulationSettings
 from placement.horizon.formulation import HorizonModel, build_horizon_model, epoch_options
 from placement.horizon.roadmap import build_roadmap
 from placement.horizon.start import (
@@ -42,7 +42,7 @@ from placement.horizon.start import (
 from placement.horizon.timeline import interim_accelerators
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
-from placement.solve import SolveResult, SolveStatus, solve_model
+from placement.solving.solver import SolveResult, SolveStatus, solve_model
 
 TIGHTER_GAP_SHARE = 0.2
 """The share of the gap the best rounded roadmap's MILP is solved to again, from itself, where

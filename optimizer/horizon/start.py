@@ -1,7 +1,7 @@
 """A roadmap to start the search from: the greedy targets, reached as early as they can be.
 
-Each workload targets its greedy accelerator (``placement.greedy``: its cheapest, within pins
-and the per-cycle porting cap). Every migration programme a target needs starts in month 1
+Each workload targets its greedy accelerator (``placement.solving.greedy``: its cheapest, within
+pins and the per-cycle porting cap). Every migration programme a target needs starts in month 1
 and is ready after its lead; ports start once their programme is done, the most valuable first
 (the monthly saving of the workloads waiting for them, at on-demand rates), at most
 ``porting_engineers`` at a time. A workload whose target would be ready after its deadline, or
@@ -19,11 +19,11 @@ import pandas as pd
 import pulp
 
 from placement.estimating import Estimates
-from placement.greedy import greedy_placement
 from placement.horizon.formulation import HorizonModel, ready_month
 from placement.horizon.timeline import month_of_week, start_months
 from placement.models.catalog import Catalog
-from placement.solve import solve_model
+from placement.solving.greedy import greedy_placement
+from placement.solving.solver import solve_model
 
 Start = dict[pulp.LpVariable, float]
 

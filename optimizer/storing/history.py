@@ -35,12 +35,12 @@ from sqlalchemy import Engine, create_engine, event, insert, select, text
 from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.pool import NullPool
 
+from placement.analysing.provenance import catalog_fingerprint, now_utc, tool_version
 from placement.comparing.diff import PlanDiff, plan_diff
 from placement.errors import PlacementInputError
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan
 from placement.pipeline import PlanResult, SolverOptions, plan
-from placement.provenance import catalog_fingerprint, now_utc, tool_version
 from placement.reading import Inventory, read_inventory
 from placement.storing.schema import runs
 

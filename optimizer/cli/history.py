@@ -1,5 +1,5 @@
 """The planning-cycle commands: ``history``, ``show`` and ``diff`` over saved runs
-(``placement plan --save --cycle LABEL`` saves them). Registered by ``placement.cli``."""
+(``placement plan --save --cycle LABEL`` saves them). Registered by ``placement.cli.main``."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any
 import click
 from rich.console import Console
 
-from placement.cli import _guard, cli, db_option, emit, output_options
-from placement.output import check_output_path
+from placement.cli.main import _guard, cli, db_option, emit, output_options
 from placement.reporting import render_plan, render_records
 from placement.reporting.plan import usd
 from placement.storing import History
 from placement.storing.history import CycleDiff
+from placement.writing.files import check_output_path
 
 
 @cli.command("history")

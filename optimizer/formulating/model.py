@@ -25,15 +25,19 @@ from dataclasses import dataclass, field
 import pandas as pd
 import pulp
 
-from placement.commitments import CommitmentBook, commitment_book, on_demand_rates
+from placement.estimating.economics.commitments import (
+    CommitmentBook,
+    commitment_book,
+    on_demand_rates,
+)
 from placement.estimating.profiles import (
     SliceGrid,
     offered_hours,
     profile_levels,
     slice_grid,
 )
+from placement.formulating.naming import name, name_map, unique_clean
 from placement.models.catalog import Catalog
-from placement.naming import name, name_map, unique_clean
 
 SHORT_WORK_SLACK = 1e-6
 """Relative margin under which work counts as running all the hours its profile offers."""
@@ -714,7 +718,7 @@ def model_file_text(model: PlacementModel, path: str | os.PathLike[str]) -> str:
     """The MILP as MPS (``path`` ending ``.mps``) or CPLEX LP (anything else), for inspection.
 
     PuLP writes only to a path, so it writes into a private folder and the text is returned
-    for the caller to write by the safe-file rules (placement.output).
+    for the caller to write by the safe-file rules (placement.writing.files).
     """
     with tempfile.TemporaryDirectory() as folder:
         if str(path).lower().endswith(".mps"):

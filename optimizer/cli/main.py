@@ -20,20 +20,20 @@ import click
 from rich.console import Console
 
 from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
+from placement.comparing.reference import reference_report, render_reference, write_reference_inputs
 from placement.errors import PlacementInputError, Problem
 from placement.horizon.timeline import MAX_HORIZON_MONTHS
-from placement.output import STDOUT, check_output_path, is_regular_target, write_files
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
 from placement.reading import INPUT_FORMATS, InputError, inventory_summary, read_inventory
 from placement.reading.limits import SizeLimit
-from placement.reference import reference_report, render_reference, write_reference_inputs
 from placement.reporting import FORMATS, PlanView, plan_csv_files, render_plan, render_records
 from placement.reporting.plan import sidecar_paths
 from placement.reporting.status import stage_status
 from placement.reporting.terminal import file_console, stdout_console
 from placement.scenarios import read_scenario
-from placement.solve import DEFAULT_GAP, SOLVERS
+from placement.solving.solver import DEFAULT_GAP, SOLVERS
 from placement.storing import History
+from placement.writing.files import STDOUT, check_output_path, is_regular_target, write_files
 
 DEBUG_ENV = "PLACEMENT_DEBUG"
 """Set to show the traceback of an internal error instead of a one-line message."""
@@ -554,4 +554,4 @@ def main(args: list[str] | None = None) -> None:
 
 # The batch and history commands live in their own module and register on ``cli`` when imported;
 # imported last, once everything they use from here exists.
-from placement import cli_batch, cli_history  # noqa: E402, F401
+from placement.cli import batch, history as history_commands  # noqa: E402, F401, I001

@@ -11,7 +11,7 @@ import math
 
 import pandas as pd
 
-from placement.commitments import reservation_key
+from placement.estimating.economics.commitments import reservation_key
 from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, OptionEvaluation, Plan
 

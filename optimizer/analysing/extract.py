@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pulp
 
-from placement.commitments import CommitmentBook, OwnedEntry, on_demand_rates
+from placement.estimating.economics.commitments import CommitmentBook, OwnedEntry, on_demand_rates
 from placement.estimating.profiles import profile_levels
-from placement.formulation import PlacementModel, porting_one_off_usd
+from placement.formulating.model import PlacementModel, porting_one_off_usd
 from placement.models.catalog import Catalog
 
 ON_DEMAND = "on_demand"

@@ -13,8 +13,8 @@ from typing import Any
 
 import pandas as pd
 
-from placement.commitments import OwnedEntry
-from placement.extract import Solution
+from placement.analysing.extract import Solution
+from placement.estimating.economics.commitments import OwnedEntry
 from placement.models.catalog import Catalog
 from placement.models.plan import Commitment, ReservedPurchase, SliceUse
 

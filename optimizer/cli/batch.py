@@ -1,6 +1,6 @@
 """The commands that run many plans: ``whatif`` and ``sweep`` (and the options they share:
 workers, a Dask scheduler, a progress bar). Registered on the ``placement`` group by
-``placement.cli``."""
+``placement.cli.main``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from placement.cli import (
+from placement.cli.main import (
     _catalog,
     _guard,
     catalog_options,
@@ -27,13 +27,13 @@ from placement.comparing import whatif
 from placement.comparing.batch import planned_inventory
 from placement.comparing.sweep import Parameter, sweep
 from placement.models.plan import Plan
-from placement.output import check_output_path, write_files
 from placement.pipeline import EXIT_OK, EXIT_UNPLACED, SolverOptions
 from placement.reporting.comparison import render_comparison
 from placement.reporting.sweep import CHART_FORMATS, render_sweep, sweep_chart
 from placement.reporting.terminal import stderr_console
 from placement.scenarios import read_scenario
-from placement.solve import DEFAULT_GAP, SOLVERS
+from placement.solving.solver import DEFAULT_GAP, SOLVERS
+from placement.writing.files import check_output_path, write_files
 
 
 def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:

@@ -23,8 +23,8 @@ from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
 from placement.estimating import estimate, one_chip_ttft_ms
 from placement.models.catalog import Catalog
-from placement.output import OutputError, write_files
 from placement.reading import inventory_from_records
+from placement.writing.files import OutputError, write_files
 
 FIGURES_RESOURCE = "reference_figures.yaml"
 

@@ -26,9 +26,9 @@ from collections import defaultdict
 
 import pandas as pd
 
-from placement.commitments import on_demand_rates
-from placement.extract import ON_DEMAND, Solution
-from placement.formulation import porting_one_off_usd
+from placement.analysing.extract import ON_DEMAND, Solution
+from placement.estimating.economics.commitments import on_demand_rates
+from placement.formulating.model import porting_one_off_usd
 from placement.models.catalog import Catalog
 from placement.models.plan import FinOps
 

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from placement.extract import Solution
+from placement.analysing.extract import Solution
 from placement.models.catalog import Catalog
 
 Option = dict[str, Any]

@@ -1,0 +1,1 @@
+"""The ``placement`` command line (``main``: the group and the entry point)."""
