@@ -24,13 +24,9 @@ from placement.analysing.showback import finops, pricing_coverage, scaled_shares
 from placement.catalog import CatalogSource, read_catalog
 from placement.errors import PlacementInputError, Problem
 from placement.estimating import Estimates, estimate, least_busy_chips
-from placement.formulating.model import (
-    FormulationSettings,
-    PlacementModel,
-    build_model,
-    model_file_text,
-    porting_one_off_usd,
-)
+from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.formulating.build import build_model
+from placement.formulating.model import FormulationSettings, PlacementModel
 from placement.horizon.formulation import COMPONENTS
 from placement.horizon.releases import catalog_in
 from placement.horizon.solve import solve_horizon
@@ -56,6 +52,7 @@ from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
 from placement.solving.greedy import greedy_placement
+from placement.solving.model_file import model_file_text
 from placement.solving.solver import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
 from placement.writing.files import write_output
 

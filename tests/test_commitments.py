@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from placement.estimating import estimate
-from placement.formulating.model import build_model
+from placement.formulating.build import build_model
 from placement.models.catalog import Catalog
 from placement.pipeline import plan
 from placement.reading import read_inventory

@@ -5,7 +5,7 @@
   and real plans (optimal, with unplaced workloads, with no solution) validate against it;
 * every command and sub-command has a working ``--help`` and its section in docs/cli.md;
 * every constraint function (``add_*_constraints``) and ``set_objective`` in
-  optimizer/formulation.py has a section of its own name in docs/formulation.md, every such
+  optimizer/formulating/ has a section of its own name in docs/formulation.md, every such
   section names a function that exists, and the variable and constraint names each function
   builds appear in its section.
 """
@@ -30,7 +30,7 @@ from placement.cli.main import cli
 ROOT = Path(__file__).resolve().parent.parent
 CLI_DOC = ROOT / "docs" / "cli.md"
 FORMULATION_DOC = ROOT / "docs" / "formulation.md"
-FORMULATION_SRC = ROOT / "optimizer" / "formulation.py"
+FORMULATION_SRC = ROOT / "optimizer" / "formulating"
 PLAN_SCHEMA = ROOT / "docs" / "plan.schema.json"
 
 DOCUMENTED_FUNCTION = re.compile(r"^(add_\w+_constraints|set_objective)$")
@@ -122,8 +122,15 @@ def test_cli_doc_has_no_section_for_a_missing_command() -> None:
 
 
 def _functions() -> dict[str, ast.FunctionDef]:
-    tree = ast.parse(FORMULATION_SRC.read_text(encoding="utf-8"))
-    return {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    """The top-level functions of every module of the steady-state formulation."""
+    functions: dict[str, ast.FunctionDef] = {}
+    for module in sorted(FORMULATION_SRC.glob("*.py")):
+        tree = ast.parse(module.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                assert node.name not in functions, f"{node.name} is defined twice"
+                functions[node.name] = node
+    return functions
 
 
 def _documented_functions() -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 
 from benchmarks.generate import synthetic_inventory
 from placement.errors import PlacementInputError
-from placement.formulating.model import build_model
+from placement.formulating.build import build_model
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.reading import read_inventory
 from placement.solving.solver import SolveStatus, make_solver, solve_model

@@ -19,8 +19,9 @@ import pandas as pd
 import pulp
 
 from placement.estimating.economics.commitments import CommitmentBook, OwnedEntry, on_demand_rates
+from placement.estimating.economics.one_offs import porting_one_off_usd
 from placement.estimating.profiles import profile_levels
-from placement.formulating.model import PlacementModel, porting_one_off_usd
+from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
 
 ON_DEMAND = "on_demand"

@@ -28,7 +28,7 @@ import pandas as pd
 
 from placement.analysing.extract import ON_DEMAND, Solution
 from placement.estimating.economics.commitments import on_demand_rates
-from placement.formulating.model import porting_one_off_usd
+from placement.estimating.economics.one_offs import porting_one_off_usd
 from placement.models.catalog import Catalog
 from placement.models.plan import FinOps
 

@@ -62,8 +62,9 @@ from placement.estimating.economics.commitments import (
     commitment_book,
     on_demand_rates,
 )
+from placement.estimating.economics.one_offs import porting_one_off_usd
 from placement.estimating.profiles import SliceGrid, slice_grid
-from placement.formulating.model import FormulationSettings, model_options, porting_one_off_usd
+from placement.formulating.model import FormulationSettings, model_options
 from placement.formulating.naming import name, name_map, unique_clean
 from placement.horizon.demand import Steps, add_demand
 from placement.horizon.releases import catalog_in, epoch_starts

@@ -15,7 +15,7 @@ import pandas as pd
 import pulp
 
 from placement.estimating.economics.commitments import CommitmentBook
-from placement.formulating.model import porting_one_off_usd
+from placement.estimating.economics.one_offs import porting_one_off_usd
 from placement.horizon.formulation import (
     COMPONENTS,
     HorizonModel,
