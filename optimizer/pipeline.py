@@ -24,7 +24,7 @@ from placement.analysing.showback import finops, pricing_coverage, scaled_shares
 from placement.catalog import CatalogSource, read_catalog
 from placement.errors import PlacementInputError, Problem
 from placement.estimating import Estimates, estimate, least_busy_chips
-from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings, PlacementModel
 from placement.horizon.formulation import COMPONENTS
@@ -383,13 +383,13 @@ def assemble_plan(
                 )
             )
         for platform in solution.adopted:
-            spec = catalog.platforms[platform]
+            migration = migration_one_off_usd(catalog, platform)
             migrations.append(
                 Migration(
                     platform=platform,
-                    one_off_usd=spec.migration_one_off_usd.value,
-                    amortized_monthly_usd=round(spec.migration_one_off_usd.value / months, 2),
-                    lead_weeks=spec.migration_lead_weeks.value,
+                    one_off_usd=migration,
+                    amortized_monthly_usd=round(migration / months, 2),
+                    lead_weeks=catalog.platforms[platform].migration_lead_weeks.value,
                 )
             )
 

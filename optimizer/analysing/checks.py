@@ -12,6 +12,8 @@ import math
 import pandas as pd
 
 from placement.estimating.economics.commitments import reservation_key
+from placement.estimating.economics.one_offs import move_one_off_usd
+from placement.estimating.economics.rates import covered_rate
 from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, OptionEvaluation, Plan
 
@@ -161,7 +163,7 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
             )
             if ready > needed + 1e-9:
                 problems.append(f"porting time: {where}: ready in {ready} weeks > {needed}")
-        switching = _switching_usd(w["current_accelerator"], a.accelerator, catalog)
+        switching = move_one_off_usd(catalog, w["current_accelerator"], a.accelerator)
         if not _close(a.switching_one_off_usd, switching):
             problems.append(
                 f"switching: {where}: one-off {a.switching_one_off_usd} but moving from "
@@ -184,7 +186,7 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     # Costs: the breakdown from the plan's items, and the total.
     cb = plan.cost_breakdown
     on_demand = sum(
-        h * _rate(catalog, option, a.accelerator)
+        h * covered_rate(catalog, option, a.accelerator)
         for a in plan.assignments
         for option, h in a.coverage.items()
         if catalog.pricing_options[option].kind == "on_demand"
@@ -194,7 +196,9 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     migration = sum(m.one_off_usd for m in plan.migrations) / months
     switching = (
         sum(
-            _switching_usd(by_id.loc[a.workload_id, "current_accelerator"], a.accelerator, catalog)
+            move_one_off_usd(
+                catalog, by_id.loc[a.workload_id, "current_accelerator"], a.accelerator
+            )
             for a in plan.assignments
         )
         / months
@@ -226,27 +230,6 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     return problems
 
 
-def _switching_usd(current: object, accelerator: str, catalog: Catalog) -> float:
-    """What moving a workload from ``current`` (None or NaN: it runs nowhere yet) to
-    ``accelerator`` costs: nothing if it stays."""
-    price = catalog.economics.switching_usd_per_workload
-    if price is None or current is None or pd.isna(current) or current == accelerator:
-        return 0.0
-    return price.value
-
-
-def _rate(catalog: Catalog, pricing: str, accelerator: str) -> float:
-    """USD per chip-hour of ``accelerator`` under ``pricing`` (a reservation's legacy usable
-    fraction makes each covered chip-hour dearer)."""
-    option = catalog.pricing_options[pricing]
-    rate = catalog.accelerators[accelerator].on_demand_usd_per_chip_hour.value * (
-        1 - option.discount_for(accelerator)
-    )
-    if option.kind == "reserved" and option.usable_fraction is not None:
-        rate /= option.usable_fraction.value
-    return rate
-
-
 def _coverage_problems(where: str, a: Assignment, catalog: Catalog, hours: float) -> list[str]:
     """Its chip-hours are paid for once, under options of its accelerator, at their rates; its
     pricing is the option covering most; work holds its chips for ``run_hours``."""
@@ -258,7 +241,7 @@ def _coverage_problems(where: str, a: Assignment, catalog: Catalog, hours: float
         problems.append(f"coverage: {where}: covers {sum(a.coverage.values()):.3f} chip-hours")
     if a.coverage and a.coverage.get(a.pricing, 0.0) < max(a.coverage.values()) - 1e-3:
         problems.append(f"coverage: {where}: pricing is not the option covering most")
-    cost = sum(h * _rate(catalog, k, a.accelerator) for k, h in a.coverage.items())
+    cost = sum(h * covered_rate(catalog, k, a.accelerator) for k, h in a.coverage.items())
     if not _close(a.monthly_cost_usd, cost, 0.05 + 1e-4 * a.chip_hours):
         problems.append(f"cost: {where}: {a.monthly_cost_usd} != its coverage at its rates")
     if a.run_hours is not None:
@@ -354,7 +337,9 @@ def _slice_problems(plan: Plan, catalog: Catalog) -> list[str]:
                     )
             else:  # savings plans: USD per hour, summed over the accelerators they cover
                 key = (product, s.slice)
-                spent[key] = spent.get(key, 0.0) + chips * _rate(catalog, product, s.accelerator)
+                spent[key] = spent.get(key, 0.0) + chips * covered_rate(
+                    catalog, product, s.accelerator
+                )
     plans = _plan_usd_per_hour(plan)
     for (product, slice_name), usd in spent.items():
         if usd > plans.get(product, 0.0) + 1e-3 + 1e-6 * usd:
@@ -427,7 +412,7 @@ def _commitment_problems(plan: Plan, catalog: Catalog) -> list[str]:
         covered = catalog.pricing_options[c.pricing].accelerators or list(catalog.accelerators)
         for acc in covered:
             if c.kind == "savings_plan":
-                held[acc] = held.get(acc, 0.0) + (c.usd_per_hour or 0.0) / _rate(
+                held[acc] = held.get(acc, 0.0) + (c.usd_per_hour or 0.0) / covered_rate(
                     catalog, c.pricing, acc
                 )
     for a in plan.assignments:

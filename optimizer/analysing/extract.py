@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 import pulp
 
-from placement.estimating.economics.commitments import CommitmentBook, OwnedEntry, on_demand_rates
-from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.estimating.economics.commitments import CommitmentBook, OwnedEntry
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
+from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import profile_levels
 from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
@@ -431,10 +432,7 @@ def solution_costs(
         ),
         "porting_amortized_usd": sum(porting_one_off_usd(catalog, s) for s in ported["platform"])
         / months,
-        "migration_amortized_usd": sum(
-            catalog.platforms[s].migration_one_off_usd.value for s in adopted
-        )
-        / months,
+        "migration_amortized_usd": sum(migration_one_off_usd(catalog, s) for s in adopted) / months,
         "switching_amortized_usd": float(chosen["switching_usd"].sum()) / months
         if len(chosen)
         else 0.0,

@@ -27,8 +27,8 @@ from collections import defaultdict
 import pandas as pd
 
 from placement.analysing.extract import ON_DEMAND, Solution
-from placement.estimating.economics.commitments import on_demand_rates
-from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
+from placement.estimating.economics.rates import on_demand_rates
 from placement.models.catalog import Catalog
 from placement.models.plan import FinOps
 
@@ -80,7 +80,7 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
     for platform in solution.adopted:
         users = chosen[chosen["platform"].eq(platform)]
         weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
-        cost = catalog.platforms[platform].migration_one_off_usd.value / months
+        cost = migration_one_off_usd(catalog, platform) / months
         if not _spread(cost, weights, share):
             _spread(cost, hours, share)
     for w, one_off in zip(chosen["workload"].astype(int), chosen["switching_usd"], strict=True):

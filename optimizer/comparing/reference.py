@@ -22,6 +22,7 @@ from rich.console import Console
 from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
 from placement.estimating import estimate, one_chip_ttft_ms
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.models.catalog import Catalog
 from placement.reading import inventory_from_records
 from placement.writing.files import OutputError, write_files
@@ -478,15 +479,12 @@ def _fixed_monthly(catalog: Catalog) -> float:
     """Porting plus migration, amortized, for one family moving to every non-adopted platform."""
     months = catalog.economics.amortization_months.value
     total = 0.0
-    for platform in catalog.platforms.values():
+    for name, platform in catalog.platforms.items():
         if platform.adopted:
             continue
-        total += platform.migration_one_off_usd.value
+        total += migration_one_off_usd(catalog, name)
         if platform.porting_required:
-            total += (
-                platform.porting_weeks_per_family.value
-                * catalog.economics.porting_engineer_usd_per_week.value
-            )
+            total += porting_one_off_usd(catalog, name)
     return total / months
 
 

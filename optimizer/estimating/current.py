@@ -9,15 +9,14 @@ there, and what it shows about the team holds for everyone:
   for every workload of that family (as ``neuron_ready`` says for one workload).
 
 Moving a workload off its current accelerator costs the catalog's one-off
-``economics.switching_usd_per_workload``; a workload without a current accelerator is new and
-moves nowhere.
+``economics.switching_usd_per_workload`` (``economics.one_offs``); a workload without a current
+accelerator is new and moves nowhere.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 
 from placement.models.catalog import Catalog
@@ -49,14 +48,3 @@ def current_state(workloads: pd.DataFrame, catalog: Catalog) -> CurrentState:
         if catalog.platforms[str(platform)].porting_required
     }
     return CurrentState(frozenset(map(str, platforms)), frozenset(ported))
-
-
-def switching_usd(workloads: pd.DataFrame, catalog: Catalog, accelerator: str) -> np.ndarray:
-    """The one-off cost of each workload running on ``accelerator``: the catalog's switching
-    cost where it runs elsewhere today, nothing where it runs there or nowhere yet."""
-    price = catalog.economics.switching_usd_per_workload
-    if price is None or "current_accelerator" not in workloads:
-        return np.zeros(len(workloads))
-    current = workloads["current_accelerator"]
-    moves = current.notna() & current.ne(accelerator)
-    return np.where(moves.to_numpy(), price.value, 0.0)

@@ -34,7 +34,9 @@ import numpy as np
 import pandas as pd
 
 from placement.estimating.attributes import by_class, workload_attributes
-from placement.estimating.current import CurrentState, current_state, switching_usd
+from placement.estimating.current import CurrentState, current_state
+from placement.estimating.economics.one_offs import switching_usd
+from placement.estimating.economics.rates import discounted_rate
 from placement.estimating.features import feature_effects
 from placement.estimating.latency import ttft_per_chip_power
 from placement.estimating.profiles import LoadFigures, load_figures, workload_profiles
@@ -393,12 +395,11 @@ def estimate(workloads: pd.DataFrame, catalog: Catalog) -> Estimates:
     attrs = workload_attributes(workloads, catalog)
     state = current_state(workloads, catalog)
     frames = []
-    for accelerator, acc in catalog.accelerators.items():
+    for accelerator in catalog.accelerators:
         per_acc = accelerator_estimates(workloads, attrs, catalog, accelerator, state)
-        on_demand_rate = acc.on_demand_usd_per_chip_hour.value
         for pricing in catalog.payable_options(accelerator):
             option = catalog.pricing_options[pricing]
-            rate = on_demand_rate * (1 - option.discount_for(accelerator))
+            rate = discounted_rate(catalog, pricing, accelerator)
             frames.append(
                 per_acc.assign(
                     pricing=pricing,

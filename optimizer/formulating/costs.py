@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pulp
 
-from placement.estimating.economics.commitments import on_demand_rates
-from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
+from placement.estimating.economics.rates import on_demand_rates
 from placement.formulating.model import (
     PlacementModel,
 )
@@ -56,10 +56,7 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
         [(var, porting_one_off_usd(catalog, s) / months) for (_, s), var in model.port.items()]
     )
     model.costs["migration_amortized_usd"] = pulp.LpAffineExpression(
-        [
-            (var, catalog.platforms[s].migration_one_off_usd.value / months)
-            for s, var in model.adopt.items()
-        ]
+        [(var, migration_one_off_usd(catalog, s) / months) for s, var in model.adopt.items()]
     )
     model.costs["switching_amortized_usd"] = model.placed(
         (int(oid), float(k) / months)

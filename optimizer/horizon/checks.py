@@ -13,6 +13,7 @@ import pandas as pd
 
 from placement.analysing.checks import in_use_today
 from placement.estimating import estimate
+from placement.estimating.economics.one_offs import switching_one_off_usd
 from placement.horizon.releases import catalog_in
 from placement.horizon.timeline import month_factors, month_of_week, months_for
 from placement.models.catalog import Catalog
@@ -184,9 +185,8 @@ def _workload_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catal
     for month in roadmap.months:
         if month.workloads_by_accelerator != dict(sorted(counts.get(month.month, {}).items())):
             problems.append(f"month {month.month}: workloads by accelerator do not add up")
-    price = catalog.economics.switching_usd_per_workload
     switching = sum(m.switching_usd for m in roadmap.months)
-    expected = moves * (price.value if price is not None else 0.0)
+    expected = moves * switching_one_off_usd(catalog)
     if not _close(switching, expected, 0.01 * roadmap.horizon_months + TOLERANCE_USD):
         problems.append(f"switching: {switching:.2f} paid for {moves} moves ({expected:.2f})")
     return problems

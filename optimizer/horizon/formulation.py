@@ -57,12 +57,13 @@ import pandas as pd
 import pulp
 
 from placement.estimating import Estimates, estimate
-from placement.estimating.economics.commitments import (
-    CommitmentBook,
-    commitment_book,
-    on_demand_rates,
+from placement.estimating.economics.commitments import CommitmentBook, commitment_book
+from placement.estimating.economics.one_offs import (
+    migration_one_off_usd,
+    porting_one_off_usd,
+    switching_one_off_usd,
 )
-from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import SliceGrid, slice_grid
 from placement.formulating.model import FormulationSettings, model_options
 from placement.formulating.naming import name, name_map, unique_clean
@@ -461,8 +462,7 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
     rates = on_demand_rates(catalog)
     hours = model.grid.hours
     month_hours = catalog.economics.hours_per_month.value
-    switching = catalog.economics.switching_usd_per_workload
-    K = switching.value if switching is not None else 0.0
+    K = switching_one_off_usd(catalog)
     N = model.months
     monthly = [{c: pulp.LpAffineExpression() for c in COMPONENTS} for _ in range(N)]
     for (acc, m, t), use in model.in_use.items():
@@ -497,7 +497,7 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
                     cost,
                 )
     for s, lead in model.lead_months.items():
-        cost = catalog.platforms[s].migration_one_off_usd.value
+        cost = migration_one_off_usd(catalog, s)
         for k in range(2, N + 2):
             start = k - lead
             if start >= 1:

@@ -15,7 +15,7 @@ import pandas as pd
 import pulp
 
 from placement.estimating.economics.commitments import CommitmentBook
-from placement.estimating.economics.one_offs import porting_one_off_usd
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.horizon.formulation import (
     COMPONENTS,
     HorizonModel,
@@ -84,7 +84,7 @@ def moved_month(model: HorizonModel, oid: int) -> int | None:
 def roadmap_steps(model: HorizonModel, catalog: Catalog) -> list[RoadmapStep]:
     """The migration programmes and ports the solution starts, with their months."""
     items: list[tuple[tuple[str, ...], str | None, str, int, float]] = [
-        (("adopt", s), None, s, lead, catalog.platforms[s].migration_one_off_usd.value)
+        (("adopt", s), None, s, lead, migration_one_off_usd(catalog, s))
         for s, lead in sorted(model.lead_months.items())
     ] + [
         (("port", f, s), f, s, d, porting_one_off_usd(catalog, s))

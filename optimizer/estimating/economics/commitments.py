@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+from placement.estimating.economics.rates import discounted_rate
 from placement.models.catalog import Catalog
 
 
@@ -117,19 +118,6 @@ def reservation_key(pricing: str, accelerator: str, unit_chips: int) -> str:
     return f"{pricing}/{accelerator}/{unit_chips}"
 
 
-def on_demand_rate(catalog: Catalog, accelerator: str) -> float:
-    """USD per chip-hour on demand (the accelerator's on-demand option, with its discount)."""
-    option = catalog.pricing_options[catalog.on_demand_option(accelerator)]
-    return catalog.accelerators[accelerator].on_demand_usd_per_chip_hour.value * (
-        1 - option.discount_for(accelerator)
-    )
-
-
-def on_demand_rates(catalog: Catalog) -> dict[str, float]:
-    """Every accelerator's on-demand USD per chip-hour."""
-    return {name: on_demand_rate(catalog, name) for name in catalog.accelerators}
-
-
 def commitment_book(catalog: Catalog) -> CommitmentBook:
     """The products of the catalog, with the commitments already owned added in."""
     hours = catalog.economics.hours_per_month.value
@@ -139,10 +127,9 @@ def commitment_book(catalog: Catalog) -> CommitmentBook:
     for name, acc in catalog.accelerators.items():
         limits = {u.max_replica_chips for u in acc.units() if u.max_replica_chips is not None}
         classes[name] = [*sorted(float(x) for x in limits), math.inf]
-        list_rate = acc.on_demand_usd_per_chip_hour.value
         for pricing in catalog.commitment_options(name):
             option = catalog.pricing_options[pricing]
-            discounted = list_rate * (1 - option.discount_for(name))
+            discounted = discounted_rate(catalog, pricing, name)
             if option.kind == "savings_plan":
                 known = plans.get(pricing)
                 rates = {**(known.rates if known else {}), name: discounted}
