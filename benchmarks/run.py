@@ -43,7 +43,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import placement.analysing.baselines as baselines
 import placement.pipeline as pipeline
+import placement.solving.start as start
 from benchmarks.generate import synthetic_inventory
 from placement.catalog import load_catalog
 from placement.formulating.model import PlacementModel
@@ -69,6 +71,8 @@ WRAPPED: dict[str, str] = {
     "greedy_placement": "greedy",
     "assemble_plan": "assemble",
 }
+STAGE_MODULES = (pipeline, baselines, start)
+"""The modules whose calls of the stage functions are timed (each looks them up by name)."""
 STAGES: tuple[str, ...] = ("read", "estimate", "build", "solve", "extract", "baselines", "assemble")
 """Top-level stages, in pipeline order (``catalog`` is zero when a catalog is passed in)."""
 
@@ -115,15 +119,20 @@ class StageTimer:
 def timed_stages() -> Iterator[StageTimer]:
     """Wrap the pipeline's stage functions with timers for the duration of the block."""
     timer = StageTimer()
-    # A name the pipeline no longer uses is skipped; its time shows up as "not in a stage".
-    originals = {name: getattr(pipeline, name) for name in WRAPPED if hasattr(pipeline, name)}
+    # A name a module no longer uses is skipped; its time shows up as "not in a stage".
+    originals = {
+        (module, name): getattr(module, name)
+        for module in STAGE_MODULES
+        for name in WRAPPED
+        if hasattr(module, name)
+    }
     try:
-        for name, function in originals.items():
-            setattr(pipeline, name, timer.wrap(WRAPPED[name], function))
+        for (module, name), function in originals.items():
+            setattr(module, name, timer.wrap(WRAPPED[name], function))
         yield timer
     finally:
-        for name, function in originals.items():
-            setattr(pipeline, name, function)
+        for (module, name), function in originals.items():
+            setattr(module, name, function)
 
 
 # --- one measurement -----------------------------------------------------------------------

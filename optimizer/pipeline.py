@@ -8,83 +8,38 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import pandas as pd
-import pulp
-from pydantic import TypeAdapter
 
-from placement.analysing.commitments import commitments, reserved_purchases, slice_uses
-from placement.analysing.explain import PlanContext, excluded_reasons, why_for
+from placement.analysing.assembly import assemble_plan, plan_status
+from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import Solution, extract_solution
-from placement.analysing.moves import recommended_moves
 from placement.analysing.provenance import now_utc, run_info
-from placement.analysing.showback import finops, pricing_coverage, scaled_shares, showback_usd
+from placement.analysing.showback import scaled_shares
 from placement.catalog import CatalogSource, read_catalog
-from placement.errors import PlacementInputError, Problem
-from placement.estimating import Estimates, estimate, least_busy_chips
-from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
+from placement.estimating import Estimates, estimate
+from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
-from placement.formulating.model import FormulationSettings, PlacementModel
+from placement.formulating.model import FormulationSettings
 from placement.horizon.formulation import COMPONENTS
 from placement.horizon.releases import catalog_in
 from placement.horizon.solve import solve_horizon
 from placement.models.catalog import Catalog
-from placement.models.plan import (
-    Assignment,
-    Baselines,
-    Commitment,
-    CostBreakdown,
-    FinOps,
-    Migration,
-    OptionEvaluation,
-    Plan,
-    PlanStatus,
-    PortedFamily,
-    RecommendedMove,
-    ReservedPurchase,
-    SliceUse,
-    SolverInfo,
-    Unplaced,
-)
+from placement.models.plan import CostBreakdown, Plan, SolverInfo
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
-from placement.solving.greedy import greedy_placement
 from placement.solving.model_file import model_file_text
-from placement.solving.solver import DEFAULT_GAP, SolveResult, SolveStatus, solve_model
+from placement.solving.solver import SolveResult, SolverOptions, solve_model
+from placement.solving.start import GreedyPlan, price_greedy, start_values
 from placement.writing.files import write_output
 
-_EVALUATIONS = TypeAdapter(list[OptionEvaluation])
-# The option columns the explanations read (placement.analysing.explain).
-_EXPLAINED = (
-    "workload",
-    "workload_id",
-    "accelerator",
-    "pricing",
-    "pricing_kind",
-    "platform",
-    "family",
-    "feasible",
-    "reason",
-    "monthly_cost_usd",
-    "needs_port",
-    "needs_migration",
-)
+__all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_UNPLACED", "PlanResult", "SolverOptions", "plan"]
 
 EXIT_OK = 0
 EXIT_BAD_INPUT = 2
 EXIT_UNPLACED = 3
-
-
-@dataclass(frozen=True)
-class SolverOptions:
-    """How to solve: solver name, time limit (s) and relative MIP gap."""
-
-    solver: str = "highs"
-    time_limit_s: float | None = None
-    gap: float = DEFAULT_GAP
 
 
 @dataclass(frozen=True)
@@ -122,300 +77,9 @@ def solve_placement(
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
     result = solve_model(
-        model, solver.solver, solver.time_limit_s, solver.gap, start=_start_values(model, start)
+        model, solver.solver, solver.time_limit_s, solver.gap, start=start_values(model, start)
     )
     return result, extract_solution(model, catalog) if result.has_solution else None
-
-
-def _start_values(
-    model: PlacementModel, start: GreedyPlan | None
-) -> dict[pulp.LpVariable, float] | None:
-    """The integer variables' values of a priced placement: where each workload runs and the
-    reservation units it buys (HiGHS completes the rest)."""
-    if start is None or not start.placement:
-        return None
-    opts = model.options
-    values = {
-        model.assign[oid]: float(start.placement.get(int(w)) == a)
-        for oid, w, a in zip(opts.index, opts["workload"], opts["accelerator"], strict=True)
-        if oid in model.assign
-    }
-    values.update(
-        {
-            var: start.commitments[key]
-            for key, var in model.units.items()
-            if key in start.commitments
-        }
-    )
-    # Savings plans (continuous) are left for HiGHS to complete: fixing a continuous value
-    # from another model can leave it a rounding error short of feasible at large scales.
-    return values
-
-
-@dataclass(frozen=True)
-class GreedyPlan:
-    """The greedy placement, priced by the pool model: its optimum and the reservation units
-    it buys (by product key). ``usd`` is None where it places not every
-    placeable workload or has no solution."""
-
-    placement: dict[int, str]
-    usd: float | None = None
-    commitments: dict[str, float] = field(default_factory=dict)
-
-
-def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) -> GreedyPlan:
-    """Place greedily (pins and the porting cap respected), then choose what to commit to."""
-    options = estimates.options
-    placement = greedy_placement(options, catalog)
-    placeable = set(options.loc[options["feasible"], "workload"])
-    if not placeable or set(placement) != placeable:
-        return GreedyPlan(placement)
-    model = build_model(
-        options,
-        estimates.workloads["id"].tolist(),
-        catalog,
-        FormulationSettings(fixed_accelerators=placement),
-    )
-    result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap)
-    if not result.has_solution:
-        return GreedyPlan(placement)
-    commitments = {key: float(round(var.varValue or 0.0)) for key, var in model.units.items()}
-    return GreedyPlan(placement, result.objective, commitments)
-
-
-def _baseline_usd(
-    estimates: Estimates,
-    catalog: Catalog,
-    solver: SolverOptions,
-    settings: FormulationSettings,
-    start: GreedyPlan | None = None,
-) -> float | None:
-    """A baseline's optimum under ``settings`` (only the total is needed: nothing extracted)."""
-    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
-    result = solve_model(
-        model, solver.solver, solver.time_limit_s, solver.gap, start=_start_values(model, start)
-    )
-    return result.objective if result.has_solution else None
-
-
-def compute_baselines(
-    estimates: Estimates,
-    catalog: Catalog,
-    solver: SolverOptions,
-    objective: float | None,
-    greedy: GreedyPlan | None = None,
-) -> Baselines:
-    """All work on the baseline option; the optimum without migrating; greedy cheapest options.
-
-    A baseline is None where it is undefined (a placeable workload cannot use the baseline option,
-    or the restricted model is infeasible).
-    """
-    options = estimates.options
-    placeable = options.loc[options["feasible"], "workload"].unique()
-    base_accelerator, base_pricing = catalog.baseline.accelerator, catalog.baseline.pricing
-    base = options[
-        options["workload"].isin(placeable)
-        & options["accelerator"].eq(base_accelerator)
-        & options["pricing"].eq(base_pricing)
-    ]
-    all_base: float | None = None
-    if base["feasible"].all() and len(base) == len(placeable) and len(placeable):
-        if (
-            catalog.pricing_options[base_pricing].kind == "on_demand"
-            and not catalog.owned_commitments
-        ):
-            # On demand is linear: the pool model's price is the options' sum.
-            all_base = float(base["monthly_cost_usd"].sum())
-        else:
-            # Owned commitments still cost and cover; only the baseline option may be bought.
-            fixed = {int(w): base_accelerator for w in placeable}
-            all_base = _baseline_usd(
-                estimates,
-                catalog,
-                solver,
-                FormulationSettings(
-                    fixed_accelerators=fixed, purchasable=frozenset({base_pricing})
-                ),
-            )
-    adopted = frozenset(
-        name
-        for name, acc in catalog.accelerators.items()
-        if catalog.platforms[acc.platform].adopted
-    )
-    on_adopted = options["feasible"] & options["accelerator"].isin(adopted)
-    all_incumbent: float | None = None
-    if set(options.loc[on_adopted, "workload"]) == set(placeable):
-        # Unplaceable workloads have no feasible option, so the model leaves them out already.
-        # Started from the greedy placement over the adopted accelerators only.
-        incumbent_start = GreedyPlan(
-            greedy_placement(options[options["accelerator"].isin(adopted)], catalog)
-        )
-        all_incumbent = _baseline_usd(
-            estimates,
-            catalog,
-            solver,
-            FormulationSettings(allowed_accelerators=adopted),
-            incumbent_start,
-        )
-    # Priced by the same pool model as the plan: only what to commit to is left to choose.
-    greedy_usd = (greedy or price_greedy(estimates, catalog, solver)).usd
-
-    def saving(value: float | None) -> float | None:
-        return None if value is None or objective is None else round(value - objective, 2)
-
-    def cents(value: float | None) -> float | None:
-        return None if value is None else round(value, 2)
-
-    return Baselines(
-        all_h100_on_demand_usd=cents(all_base),
-        all_h100_optimal_usd=cents(all_incumbent),
-        greedy_usd=cents(greedy_usd),
-        savings_vs_all_h100_on_demand_usd=saving(all_base),
-        savings_vs_all_h100_optimal_usd=saving(all_incumbent),
-        savings_vs_greedy_usd=saving(greedy_usd),
-    )
-
-
-def assemble_plan(
-    estimates: Estimates,
-    catalog: Catalog,
-    extra_columns: tuple[str, ...],
-    result: SolveResult,
-    solution: Solution | None,
-    baselines: Baselines,
-) -> Plan:
-    """The plan JSON from the stages' outputs (reads solution data only, never the model)."""
-    workloads = estimates.workloads
-    records = _records(estimates.options[list(_EXPLAINED)])
-    by_workload: dict[int, list[dict[str, Any]]] = {}
-    for option in records:
-        by_workload.setdefault(int(option["workload"]), []).append(option)
-    # The evaluations (several per workload) are validated in one call, which pydantic's core
-    # does faster than constructing them one by one unvalidated. Rounding is per column.
-    shown = _EVALUATIONS.validate_python(_evaluation_records(estimates.options))
-    evaluations: dict[int, list[OptionEvaluation]] = {}
-    for w, evaluation in zip(estimates.options["workload"].tolist(), shown, strict=True):
-        evaluations.setdefault(int(w), []).append(evaluation)
-    unplaced = [
-        Unplaced(workload_id=str(group[0]["workload_id"]), reasons=excluded_reasons(group))
-        for group in by_workload.values()
-        if not any(o["feasible"] for o in group)
-    ]
-
-    assignments: list[Assignment] = []
-    purchases: list[ReservedPurchase] = []
-    held: list[Commitment] = []
-    ported: list[PortedFamily] = []
-    migrations: list[Migration] = []
-    slices: list[SliceUse] = []
-    moves: list[RecommendedMove] = []
-    finops_: FinOps | None = None
-    costs = {
-        "on_demand_usd": 0.0,
-        "reserved_usd": 0.0,
-        "porting_amortized_usd": 0.0,
-        "migration_amortized_usd": 0.0,
-        "switching_amortized_usd": 0.0,
-    }
-    # Components are rounded to cents and the total is their sum, so the plan's total equals
-    # its breakdown exactly (and the solver's objective to within a cent per component).
-    breakdown = {k: round(v, 2) for k, v in costs.items()}
-    if solution is not None:
-        breakdown = {k: round(v, 2) for k, v in solution.costs.items()}
-        months = catalog.economics.amortization_months.value
-        context = PlanContext.of(solution, catalog)
-        extras = _records(workloads[list(extra_columns)]) if extra_columns else None
-        coverage: dict[int, dict[str, float]] = {}
-        for c in pricing_coverage(solution, catalog).itertuples():
-            if round(c.chip_hours, 3) > 0:
-                coverage.setdefault(int(c.workload), {})[str(c.pricing)] = round(c.chip_hours, 3)
-        showback = showback_usd(solution, catalog, sum(breakdown.values()))
-        current_of = {
-            int(w): str(a)
-            for w, a in workloads.get("current_accelerator", pd.Series(dtype=object)).items()
-            if a is not None and not pd.isna(a)
-        }
-        moves = recommended_moves(estimates.options, solution.chosen, workloads, catalog)
-        for row in _records(solution.chosen):
-            w = int(row["workload"])
-            paid = coverage.get(w, {})
-            pricing = max(sorted(paid), key=lambda k: paid[k]) if paid else str(row["pricing"])
-            assignments.append(
-                Assignment.model_construct(
-                    workload_id=str(row["workload_id"]),
-                    accelerator=str(row["accelerator"]),
-                    pricing=pricing,
-                    chips=int(row["chips"]),
-                    chip_hours=round(float(row["chip_hours"]), 3),
-                    monthly_cost_usd=round(float(row["compute_usd"]), 2),
-                    why=why_for(row, by_workload[w], paid, context),
-                    options=evaluations[w],
-                    extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
-                    replica_chips=int(row["replica_chips"]),
-                    replicas=int(row["replicas"]),
-                    coverage=paid,
-                    showback_monthly_usd=showback.get(w, 0.0),
-                    load_profile=str(row["load_profile"]),
-                    run_hours=_rounded(row["run_hours"], 3),
-                    current_accelerator=current_of.get(w),
-                    switching_one_off_usd=round(float(row["switching_usd"]), 2),
-                )
-            )
-        purchases = reserved_purchases(solution, catalog)
-        held = commitments(solution, catalog)
-        slices = slice_uses(solution)
-        finops_ = finops(solution, catalog)
-        for p in solution.ported.itertuples():
-            one_off = porting_one_off_usd(catalog, str(p.platform))
-            users = solution.chosen[
-                solution.chosen["family"].eq(p.family)
-                & solution.chosen["platform"].eq(p.platform)
-                & solution.chosen["needs_port"]
-            ]
-            ported.append(
-                PortedFamily(
-                    family=str(p.family),
-                    platform=str(p.platform),
-                    porting_weeks=catalog.platforms[str(p.platform)].porting_weeks_per_family.value,
-                    one_off_usd=round(one_off, 2),
-                    amortized_monthly_usd=round(one_off / months, 2),
-                    workloads=users["workload_id"].astype(str).tolist(),
-                )
-            )
-        for platform in solution.adopted:
-            migration = migration_one_off_usd(catalog, platform)
-            migrations.append(
-                Migration(
-                    platform=platform,
-                    one_off_usd=migration,
-                    amortized_monthly_usd=round(migration / months, 2),
-                    lead_weeks=catalog.platforms[platform].migration_lead_weeks.value,
-                )
-            )
-
-    status = _status(result)
-    return Plan(
-        status=status,
-        objective_monthly_usd=None if solution is None else round(sum(breakdown.values()), 2),
-        cost_breakdown=CostBreakdown(**breakdown),
-        assignments=assignments,
-        unplaced=unplaced,
-        reserved_purchases=purchases,
-        ported_families=ported,
-        migrations=migrations,
-        commitments=held,
-        finops=finops_,
-        slices=slices,
-        moves=moves,
-        baselines=baselines,
-        solver=SolverInfo(
-            name=result.solver,
-            time_s=round(result.time_s, 3),
-            gap=result.gap,
-            termination=result.termination,
-        ),
-        message=_message(result),
-    )
 
 
 def _plan_horizon(
@@ -471,7 +135,7 @@ def _plan_horizon(
     ]
     plan_ = plan_.model_copy(
         update={
-            "status": _status(horizon.result),
+            "status": plan_status(horizon.result),
             "objective_monthly_usd": objective,
             "cost_breakdown": breakdown,
             "assignments": assignments,
@@ -485,104 +149,6 @@ def _plan_horizon(
         }
     )
     return plan_, horizon.result, solution
-
-
-def _status(result: SolveResult) -> PlanStatus:
-    """The plan status of a solve: "infeasible" only when the solver proved it; a run that
-    stopped (time limit) or failed before any plan is "no_solution", and the plan's
-    ``message`` says which it was."""
-    statuses: dict[SolveStatus, PlanStatus] = {
-        SolveStatus.OPTIMAL: "optimal",
-        SolveStatus.FEASIBLE: "feasible",
-        SolveStatus.INFEASIBLE: "infeasible",
-        SolveStatus.NO_SOLUTION: "no_solution",
-        SolveStatus.ERROR: "no_solution",
-    }
-    return statuses[result.status]
-
-
-def _message(result: SolveResult) -> str:
-    if result.status is SolveStatus.INFEASIBLE:
-        return "no plan satisfies every constraint (check pins and the porting capacity cap)"
-    if result.status is SolveStatus.NO_SOLUTION:
-        return "the solver stopped (time limit) before finding any plan; raise --time-limit"
-    if result.status is SolveStatus.ERROR:
-        return f"the solver failed: {result.termination}"
-    return ""
-
-
-def _evaluation_records(options: pd.DataFrame) -> list[dict[str, Any]]:
-    """The fields of each option's ``OptionEvaluation``, rounded, NaN as None."""
-
-    def rounded(column: str, digits: int) -> pd.Series:
-        values = options[column].astype(float).round(digits)
-        return values.astype(object).where(values.notna(), None)
-
-    frame = pd.DataFrame(
-        {
-            "accelerator": options["accelerator"].astype(str),
-            "pricing": options["pricing"].astype(str),
-            "feasible": options["feasible"].astype(bool),
-            "reason": options["reason"].astype(object).where(options["reason"].notna(), None),
-            "chips": options["chips"].astype(int),
-            "chip_hours": options["chip_hours"].astype(float).round(3),
-            "monthly_cost_usd": options["monthly_cost_usd"].astype(float).round(2),
-            "ttft_ms": rounded("ttft_ms", 2),
-            "sizing": options["sizing"],
-            "replica_chips": options["replica_chips"].astype(int),
-            "replicas": options["replicas"].astype(int),
-            "utilization": rounded("utilization", 4),
-            "ttft_unloaded_ms": rounded("ttft_unloaded_ms", 2),
-        }
-    )
-    return _records(frame)
-
-
-def _rounded(value: Any, digits: int = 2) -> float | None:
-    """A float for the plan JSON, None where the estimate has none (NaN)."""
-    return None if pd.isna(value) else round(float(value), digits)
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    """Rows as dicts of Python values; column-wise ``tolist`` is far faster than ``to_dict``."""
-    columns = [frame[c].tolist() for c in frame.columns]
-    names = list(frame.columns)
-    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
-
-
-def _plain(value: object) -> object:
-    """Extra inventory values as JSON-friendly Python scalars.
-
-    A blank cell is None whatever the file format (CSV reads it as "", YAML omits it).
-    """
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if not isinstance(value, list | tuple | dict) and pd.isna(value):  # NaN, NA, NaT
-        return None
-    if hasattr(value, "item"):
-        return value.item()  # numpy scalar
-    return value
-
-
-def _check_plausible_total(estimates: Estimates, catalog: Catalog, source: str) -> None:
-    """Refuse an inventory that keeps more chips busy than any fleet holds: a unit mistake,
-    and numbers beyond what the solver handles reliably."""
-    economics = catalog.economics
-    if economics.max_busy_chips_in_total is None:
-        return
-    busy = least_busy_chips(estimates.options, economics.hours_per_month.value)
-    cap = economics.max_busy_chips_in_total.value
-    if busy > cap:
-        expected = (
-            f"an inventory that keeps at most {cap:,} chips busy "
-            "(economics.max_busy_chips_in_total); this one needs at least "
-            f"{busy:,.0f} all month: check the volumes (monthly_tokens_b is in billions) "
-            "and sizes (params_b is in billions)"
-        )
-        raise PlacementInputError(
-            [Problem(f"{source}: expected {expected}", source, expected=expected)],
-            title="implausible inventory",
-        )
 
 
 Progress = Callable[[str], None]
@@ -645,7 +211,7 @@ def plan(
         limit.check(len(inventory.workloads), inventory.source)
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
-    _check_plausible_total(estimates, catalog, inventory.source)
+    check_plausible_total(estimates, catalog, inventory.source)
     if horizon is not None:
         plan_, result, solution = _plan_horizon(
             estimates, catalog, solver, horizon, inventory.extra_columns, progress

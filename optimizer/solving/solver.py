@@ -268,3 +268,12 @@ def _stdout_to(fd: int | None) -> Iterator[None]:
         os.dup2(saved, 1)
         os.close(saved)
         os.close(target)
+
+
+@dataclass(frozen=True)
+class SolverOptions:
+    """How to solve: solver name, time limit (s) and relative MIP gap."""
+
+    solver: str = "highs"
+    time_limit_s: float | None = None
+    gap: float = DEFAULT_GAP

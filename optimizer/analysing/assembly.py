@@ -1,0 +1,274 @@
+"""Assembling the plan: the plan JSON from the stages' outputs (the estimates, the solve, the
+solution read back, the baselines), with a reason for every assignment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+from pydantic import TypeAdapter
+
+from placement.analysing.commitments import commitments, reserved_purchases, slice_uses
+from placement.analysing.explain import PlanContext, excluded_reasons, why_for
+from placement.analysing.extract import Solution
+from placement.analysing.moves import recommended_moves
+from placement.analysing.showback import finops, pricing_coverage, showback_usd
+from placement.estimating import Estimates
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
+from placement.models.catalog import Catalog
+from placement.models.plan import (
+    Assignment,
+    Baselines,
+    Commitment,
+    CostBreakdown,
+    FinOps,
+    Migration,
+    OptionEvaluation,
+    Plan,
+    PlanStatus,
+    PortedFamily,
+    RecommendedMove,
+    ReservedPurchase,
+    SliceUse,
+    SolverInfo,
+    Unplaced,
+)
+from placement.solving.solver import SolveResult, SolveStatus
+
+_EVALUATIONS = TypeAdapter(list[OptionEvaluation])
+
+
+# The option columns the explanations read (placement.analysing.explain).
+_EXPLAINED = (
+    "workload",
+    "workload_id",
+    "accelerator",
+    "pricing",
+    "pricing_kind",
+    "platform",
+    "family",
+    "feasible",
+    "reason",
+    "monthly_cost_usd",
+    "needs_port",
+    "needs_migration",
+)
+
+
+def assemble_plan(
+    estimates: Estimates,
+    catalog: Catalog,
+    extra_columns: tuple[str, ...],
+    result: SolveResult,
+    solution: Solution | None,
+    baselines: Baselines,
+) -> Plan:
+    """The plan JSON from the stages' outputs (reads solution data only, never the model)."""
+    workloads = estimates.workloads
+    records = _records(estimates.options[list(_EXPLAINED)])
+    by_workload: dict[int, list[dict[str, Any]]] = {}
+    for option in records:
+        by_workload.setdefault(int(option["workload"]), []).append(option)
+    # The evaluations (several per workload) are validated in one call, which pydantic's core
+    # does faster than constructing them one by one unvalidated. Rounding is per column.
+    shown = _EVALUATIONS.validate_python(_evaluation_records(estimates.options))
+    evaluations: dict[int, list[OptionEvaluation]] = {}
+    for w, evaluation in zip(estimates.options["workload"].tolist(), shown, strict=True):
+        evaluations.setdefault(int(w), []).append(evaluation)
+    unplaced = [
+        Unplaced(workload_id=str(group[0]["workload_id"]), reasons=excluded_reasons(group))
+        for group in by_workload.values()
+        if not any(o["feasible"] for o in group)
+    ]
+
+    assignments: list[Assignment] = []
+    purchases: list[ReservedPurchase] = []
+    held: list[Commitment] = []
+    ported: list[PortedFamily] = []
+    migrations: list[Migration] = []
+    slices: list[SliceUse] = []
+    moves: list[RecommendedMove] = []
+    finops_: FinOps | None = None
+    costs = {
+        "on_demand_usd": 0.0,
+        "reserved_usd": 0.0,
+        "porting_amortized_usd": 0.0,
+        "migration_amortized_usd": 0.0,
+        "switching_amortized_usd": 0.0,
+    }
+    # Components are rounded to cents and the total is their sum, so the plan's total equals
+    # its breakdown exactly (and the solver's objective to within a cent per component).
+    breakdown = {k: round(v, 2) for k, v in costs.items()}
+    if solution is not None:
+        breakdown = {k: round(v, 2) for k, v in solution.costs.items()}
+        months = catalog.economics.amortization_months.value
+        context = PlanContext.of(solution, catalog)
+        extras = _records(workloads[list(extra_columns)]) if extra_columns else None
+        coverage: dict[int, dict[str, float]] = {}
+        for c in pricing_coverage(solution, catalog).itertuples():
+            if round(c.chip_hours, 3) > 0:
+                coverage.setdefault(int(c.workload), {})[str(c.pricing)] = round(c.chip_hours, 3)
+        showback = showback_usd(solution, catalog, sum(breakdown.values()))
+        current_of = {
+            int(w): str(a)
+            for w, a in workloads.get("current_accelerator", pd.Series(dtype=object)).items()
+            if a is not None and not pd.isna(a)
+        }
+        moves = recommended_moves(estimates.options, solution.chosen, workloads, catalog)
+        for row in _records(solution.chosen):
+            w = int(row["workload"])
+            paid = coverage.get(w, {})
+            pricing = max(sorted(paid), key=lambda k: paid[k]) if paid else str(row["pricing"])
+            assignments.append(
+                Assignment.model_construct(
+                    workload_id=str(row["workload_id"]),
+                    accelerator=str(row["accelerator"]),
+                    pricing=pricing,
+                    chips=int(row["chips"]),
+                    chip_hours=round(float(row["chip_hours"]), 3),
+                    monthly_cost_usd=round(float(row["compute_usd"]), 2),
+                    why=why_for(row, by_workload[w], paid, context),
+                    options=evaluations[w],
+                    extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
+                    replica_chips=int(row["replica_chips"]),
+                    replicas=int(row["replicas"]),
+                    coverage=paid,
+                    showback_monthly_usd=showback.get(w, 0.0),
+                    load_profile=str(row["load_profile"]),
+                    run_hours=_rounded(row["run_hours"], 3),
+                    current_accelerator=current_of.get(w),
+                    switching_one_off_usd=round(float(row["switching_usd"]), 2),
+                )
+            )
+        purchases = reserved_purchases(solution, catalog)
+        held = commitments(solution, catalog)
+        slices = slice_uses(solution)
+        finops_ = finops(solution, catalog)
+        for p in solution.ported.itertuples():
+            one_off = porting_one_off_usd(catalog, str(p.platform))
+            users = solution.chosen[
+                solution.chosen["family"].eq(p.family)
+                & solution.chosen["platform"].eq(p.platform)
+                & solution.chosen["needs_port"]
+            ]
+            ported.append(
+                PortedFamily(
+                    family=str(p.family),
+                    platform=str(p.platform),
+                    porting_weeks=catalog.platforms[str(p.platform)].porting_weeks_per_family.value,
+                    one_off_usd=round(one_off, 2),
+                    amortized_monthly_usd=round(one_off / months, 2),
+                    workloads=users["workload_id"].astype(str).tolist(),
+                )
+            )
+        for platform in solution.adopted:
+            migration = migration_one_off_usd(catalog, platform)
+            migrations.append(
+                Migration(
+                    platform=platform,
+                    one_off_usd=migration,
+                    amortized_monthly_usd=round(migration / months, 2),
+                    lead_weeks=catalog.platforms[platform].migration_lead_weeks.value,
+                )
+            )
+
+    status = plan_status(result)
+    return Plan(
+        status=status,
+        objective_monthly_usd=None if solution is None else round(sum(breakdown.values()), 2),
+        cost_breakdown=CostBreakdown(**breakdown),
+        assignments=assignments,
+        unplaced=unplaced,
+        reserved_purchases=purchases,
+        ported_families=ported,
+        migrations=migrations,
+        commitments=held,
+        finops=finops_,
+        slices=slices,
+        moves=moves,
+        baselines=baselines,
+        solver=SolverInfo(
+            name=result.solver,
+            time_s=round(result.time_s, 3),
+            gap=result.gap,
+            termination=result.termination,
+        ),
+        message=_message(result),
+    )
+
+
+def plan_status(result: SolveResult) -> PlanStatus:
+    """The plan status of a solve: "infeasible" only when the solver proved it; a run that
+    stopped (time limit) or failed before any plan is "no_solution", and the plan's
+    ``message`` says which it was."""
+    statuses: dict[SolveStatus, PlanStatus] = {
+        SolveStatus.OPTIMAL: "optimal",
+        SolveStatus.FEASIBLE: "feasible",
+        SolveStatus.INFEASIBLE: "infeasible",
+        SolveStatus.NO_SOLUTION: "no_solution",
+        SolveStatus.ERROR: "no_solution",
+    }
+    return statuses[result.status]
+
+
+def _message(result: SolveResult) -> str:
+    if result.status is SolveStatus.INFEASIBLE:
+        return "no plan satisfies every constraint (check pins and the porting capacity cap)"
+    if result.status is SolveStatus.NO_SOLUTION:
+        return "the solver stopped (time limit) before finding any plan; raise --time-limit"
+    if result.status is SolveStatus.ERROR:
+        return f"the solver failed: {result.termination}"
+    return ""
+
+
+def _evaluation_records(options: pd.DataFrame) -> list[dict[str, Any]]:
+    """The fields of each option's ``OptionEvaluation``, rounded, NaN as None."""
+
+    def rounded(column: str, digits: int) -> pd.Series:
+        values = options[column].astype(float).round(digits)
+        return values.astype(object).where(values.notna(), None)
+
+    frame = pd.DataFrame(
+        {
+            "accelerator": options["accelerator"].astype(str),
+            "pricing": options["pricing"].astype(str),
+            "feasible": options["feasible"].astype(bool),
+            "reason": options["reason"].astype(object).where(options["reason"].notna(), None),
+            "chips": options["chips"].astype(int),
+            "chip_hours": options["chip_hours"].astype(float).round(3),
+            "monthly_cost_usd": options["monthly_cost_usd"].astype(float).round(2),
+            "ttft_ms": rounded("ttft_ms", 2),
+            "sizing": options["sizing"],
+            "replica_chips": options["replica_chips"].astype(int),
+            "replicas": options["replicas"].astype(int),
+            "utilization": rounded("utilization", 4),
+            "ttft_unloaded_ms": rounded("ttft_unloaded_ms", 2),
+        }
+    )
+    return _records(frame)
+
+
+def _rounded(value: Any, digits: int = 2) -> float | None:
+    """A float for the plan JSON, None where the estimate has none (NaN)."""
+    return None if pd.isna(value) else round(float(value), digits)
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as dicts of Python values; column-wise ``tolist`` is far faster than ``to_dict``."""
+    columns = [frame[c].tolist() for c in frame.columns]
+    names = list(frame.columns)
+    return [dict(zip(names, values, strict=True)) for values in zip(*columns, strict=True)]
+
+
+def _plain(value: object) -> object:
+    """Extra inventory values as JSON-friendly Python scalars.
+
+    A blank cell is None whatever the file format (CSV reads it as "", YAML omits it).
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, list | tuple | dict) and pd.isna(value):  # NaN, NA, NaT
+        return None
+    if hasattr(value, "item"):
+        return value.item()  # numpy scalar
+    return value
