@@ -8,15 +8,14 @@ The names a user imports (``from placement.catalog import read_catalog``) are re
 from placement.catalog.files import (
     CatalogOrigin,
     CatalogSource,
-    Setting,
-    apply_overrides,
-    catalog_records,
     catalog_to_yaml,
     catalog_with_settings,
     default_catalog_text,
     load_catalog,
     read_catalog,
 )
+from placement.catalog.records import catalog_records
+from placement.catalog.settings import Setting, apply_overrides
 
 __all__ = [
     "CatalogOrigin",

@@ -1,13 +1,10 @@
-"""Load the catalog: the packaged default, a user's file, and ``--set dotted.path=value`` overrides.
-
-Overrides are applied to the raw mapping before validation, so an override is checked exactly like
-a value written in the file. Setting a range (``low``/``high``/``point``) to a single number makes
-it certain: all three become that number, and the source records the override.
+"""Loading the catalog: the packaged default or a user's file, read, parsed (duplicate keys and
+YAML errors with their lines), its settings applied (``settings``), validated with every problem
+named at once, and written back as YAML as it was written (``catalog export``).
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import io
 import os
@@ -17,18 +14,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 from ruamel.yaml import YAML, YAMLError
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from placement.catalog.settings import Override, Setting, apply_settings
 from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
 from placement.reading.encoding import UndecodableText, decode
 
 DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
-RANGE_KEYS = {"low", "high", "point"}
 
 
 DEFAULT_CATALOG_NAME = "<default catalog>"
@@ -186,161 +182,6 @@ def _repeated_keys(node: Node, path: str, seen: set[int]) -> Iterator[tuple[str,
         yield from _repeated_keys(value_node, here, seen)
 
 
-def parse_override(text: str) -> tuple[str, Any]:
-    """Split ``a.b.c=value``; the value is read as YAML (numbers, booleans, null, strings).
-
-    A text setting (an SDK version) is kept as written when the override is applied, so
-    ``2.20`` stays ``"2.20"`` and ``v2.17`` reaches the version rule as written.
-    """
-    path, sep, raw = text.partition("=")
-    if not sep or not path.strip():
-        expected = "dotted.path=value"
-        message = f"--set {text!r}: expected {expected}"
-        raise CatalogError([Problem(message, "--set", value=text, expected=expected)])
-    try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError:
-        value = raw
-    return path.strip(), value
-
-
-@dataclass(frozen=True)
-class Override:
-    """One ``--set`` option as given (``text``), the dotted ``path`` it sets, and the value as
-    written (``raw``); ``origin`` is where it came from (``--set`` or a scenario file) and
-    ``label`` how messages name it."""
-
-    text: str
-    path: str
-    raw: str
-    origin: str = "--set"
-    label: str = ""
-
-    @property
-    def named(self) -> str:
-        return self.label or f"--set {self.text!r}"
-
-
-@dataclass(frozen=True)
-class Setting:
-    """A catalog change given as data rather than ``--set`` text (a scenario's ``catalog``
-    entries): the dotted ``path``, the ``value`` as read, the value as written (``raw``), the
-    file it came from (``origin``) and how messages name it (``label``)."""
-
-    path: str
-    value: Any
-    raw: str
-    origin: str
-    label: str
-
-
-def apply_overrides(data: dict[str, Any], overrides: Iterable[str]) -> dict[str, Any]:
-    """Return a copy of ``data`` with every ``dotted.path=value`` override applied.
-
-    Every bad path is reported at once, naming the path and the keys that exist at that level.
-    """
-    result, _, problems = _apply(data, overrides)
-    if problems:
-        raise CatalogError(problems)
-    return result
-
-
-def _apply(
-    data: dict[str, Any], overrides: Iterable[str | Setting]
-) -> tuple[dict[str, Any], list[Override], list[Problem]]:
-    """A copy of ``data`` with the overrides whose path exists applied; those overrides, and a
-    problem for each of the others."""
-    result: dict[str, Any] = copy.deepcopy(data)  # a round-trip document keeps its comments
-    applied: list[Override] = []
-    problems: list[Problem] = []
-    for given in overrides:
-        if isinstance(given, Setting):
-            path, value, raw = given.path, given.value, given.raw
-            override = Override(f"{path}={raw}", path, raw, given.origin, given.label)
-        else:
-            try:
-                path, value = parse_override(given)
-            except CatalogError as err:
-                problems.extend(err.problems)
-                continue
-            raw = given.partition("=")[2].strip()
-            override = Override(given, path, raw)
-        problem = _set_path(result, path, value, raw)
-        if problem:
-            message = f"{override.named}: {problem}"
-            problems.append(
-                Problem(message, override.origin, column=path, value=raw, expected=problem)
-            )
-        else:
-            applied.append(override)
-    return result, applied, problems
-
-
-def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | None:
-    keys = path.split(".")
-    node: Any = data
-    for depth, key in enumerate(keys[:-1]):
-        if isinstance(node, list) and key.isdigit() and int(key) < len(node):
-            node = node[int(key)]
-            continue
-        if not isinstance(node, dict) or key not in node:
-            return _unknown(keys[: depth + 1], node)
-        if node[key] is None:
-            node[key] = {}
-        node = node[key]
-    last = keys[-1]
-    if isinstance(node, list) and last.isdigit() and int(last) < len(node):
-        node[int(last)] = value
-        return None
-    if not isinstance(node, dict):
-        return _unknown(keys, node)
-    current = node.get(last)
-    if isinstance(current, str) and not isinstance(value, str):
-        # Text stays text: YAML would read an SDK version "2.20" as the number 2.2.
-        value = raw
-    is_range_part = last in RANGE_KEYS and bool(RANGE_KEYS & node.keys())
-    if last not in node and not (_may_add(keys) or is_range_part):
-        return _unknown(keys, node)
-    if isinstance(current, dict) and RANGE_KEYS & current.keys() and not isinstance(value, dict):
-        # A single number for a range: the figure becomes certain at that value.
-        source = current.get("source", "")
-        node[last] = {
-            "low": value,
-            "high": value,
-            "point": value,
-            "source": f"{source} [set to {value} by override]",
-        }
-    elif isinstance(current, dict) and "value" in current and not isinstance(value, dict):
-        node[last] = {
-            **current,
-            "value": value,
-            "source": f"{current.get('source', '')} [set to {value} by override]",
-        }
-    else:
-        node[last] = value
-    return None
-
-
-OPEN_MAPS = frozenset(
-    {"support", "features", "bytes_per_param", "pricing_options", "accelerators", "load_profiles"}
-)
-"""Maps whose entries are the user's to add: a family's support status, a feature, a
-precision, a pricing option (a 3-year term, a savings plan), an accelerator, a load profile."""
-
-
-def _may_add(keys: list[str]) -> bool:
-    """New entries may be added to open maps (e.g. a family's support status), not elsewhere."""
-    new_entry = len(keys) == 2 and keys[0] in OPEN_MAPS
-    return new_entry or (len(keys) >= 2 and keys[-2] in {"support", "features", "bytes_per_param"})
-
-
-def _unknown(keys: list[str], node: Any) -> str:
-    known = sorted(node) if isinstance(node, dict) else []
-    where = ".".join(keys)
-    hint = f"; known keys here: {', '.join(known)}" if known else ""
-    return f"no catalog entry {where!r}{hint}"
-
-
 def read_catalog(
     path: str | os.PathLike[str] | None = None,
     overrides: Iterable[str] = (),
@@ -358,7 +199,7 @@ def read_catalog(
     data, name = _read_bytes(path)
     base = _parse(_decode(data, name), name)
     # A scenario's settings first, so that --set, given on the command line, has the last word.
-    document, applied, problems = _apply(base, [*settings, *overrides])
+    document, applied, problems = apply_settings(base, [*settings, *overrides])
     catalog, invalid = _validate(document, base, applied, name)
     problems.extend(invalid)
     if catalog is None or problems:
@@ -377,7 +218,7 @@ def catalog_with_settings(catalog: Catalog, settings: Iterable[Setting]) -> Cata
     """A validated catalog with ``settings`` applied (for a catalog held in memory, without
     the document it came from)."""
     base = catalog.model_dump(mode="json")
-    document, applied, problems = _apply(base, settings)
+    document, applied, problems = apply_settings(base, settings)
     validated, invalid = _validate(document, base, applied, "<catalog>")
     problems.extend(invalid)
     if validated is None or problems:
@@ -519,68 +360,3 @@ def catalog_to_yaml(source: CatalogSource) -> str:
     out = io.StringIO()
     _round_trip_yaml().dump(source.document, out)
     return out.getvalue()
-
-
-def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
-    """Every figure of the catalog as a flat record: path, low, point, high, source.
-
-    Ranges give low/point/high; fixed figures and plain settings give their value as the point.
-    """
-    records: list[dict[str, Any]] = []
-
-    def walk(node: Any, path: str, inherited: str = "") -> None:
-        if isinstance(node, dict) and "source" in node and ("point" in node or "value" in node):
-            point = node.get("point", node.get("value"))
-            records.append(
-                {
-                    "path": path,
-                    "low": node.get("low", point),
-                    "point": point,
-                    "high": node.get("high", point),
-                    "source": node["source"],
-                }
-            )
-            return
-        if isinstance(node, dict) and "params_b" in node and "figure" in node:
-            walk(node["figure"], f"{path}@{node['params_b']:g}B")
-            return
-        if isinstance(node, dict) and "active_params_b" in node and "source" in node:
-            point = node["active_params_b"]
-            at = f"{path}@{node['params_b']:g}B"
-            records.append(
-                {"path": at, "low": point, "point": point, "high": point, "source": node["source"]}
-            )
-            return
-        if isinstance(node, dict):
-            # An entry with its own source (a reservation unit, a load profile) sources its
-            # plain settings.
-            own = node.get("source") if isinstance(node.get("source"), str) else inherited
-            for key, value in node.items():
-                if key != "source" or own is inherited:
-                    walk(value, f"{path}.{key}" if path else str(key), own or "")
-            return
-        if isinstance(node, list) and node and all(isinstance(v, dict) for v in node):
-            for value in node:
-                walk(value, path, inherited)
-            return
-        records.append(
-            {"path": path, "low": None, "point": node, "high": None, "source": inherited}
-        )
-
-    data = catalog.model_dump(mode="json")
-    data.pop("sources", None)
-    walk(data, "")
-    for record in records:
-        if not record["source"]:
-            record["source"] = setting_source(catalog, record["path"])
-    return records
-
-
-def setting_source(catalog: Catalog, path: str) -> str:
-    """The ``sources`` entry for a plain setting: its own path or the nearest parent's."""
-    parts = path.split(".")
-    for end in range(len(parts), 0, -1):
-        source = catalog.sources.get(".".join(parts[:end]))
-        if source:
-            return source
-    return ""
