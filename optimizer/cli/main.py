@@ -20,7 +20,7 @@ import click
 from rich.console import Console
 
 from placement.catalog import CatalogSource, catalog_records, catalog_to_yaml, read_catalog
-from placement.comparing.reference import reference_report, render_reference, write_reference_inputs
+from placement.comparing.reference import reference_report, write_reference_inputs
 from placement.errors import PlacementInputError, Problem
 from placement.horizon.timeline import MAX_HORIZON_MONTHS
 from placement.pipeline import EXIT_BAD_INPUT, SolverOptions, plan
@@ -28,6 +28,7 @@ from placement.reading import INPUT_FORMATS, InputError, inventory_summary, read
 from placement.reading.limits import SizeLimit
 from placement.reporting import FORMATS, PlanView, plan_csv_files, render_plan, render_records
 from placement.reporting.plan import sidecar_paths
+from placement.reporting.reference import render_reference
 from placement.reporting.status import stage_status
 from placement.reporting.terminal import file_console, stdout_console
 from placement.scenarios import read_scenario

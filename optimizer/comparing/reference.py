@@ -17,13 +17,13 @@ from typing import Any
 
 import pandas as pd
 import yaml
-from rich.console import Console
 
 from placement.catalog import apply_overrides, load_catalog
 from placement.errors import PlacementInputError
 from placement.estimating import estimate, one_chip_ttft_ms
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.models.catalog import Catalog
+from placement.pipeline import SolverOptions, plan
 from placement.reading import inventory_from_records
 from placement.writing.files import OutputError, write_files
 
@@ -401,7 +401,6 @@ DOCUMENT_UNIT_SOURCE = "REF cost comparison: reserved H100 priced per GPU-hour"
 def _whole_plan_check(row: dict[str, Any], catalog: Catalog) -> ReferenceCheck:
     """The row planned whole by the tool under the document's pricing: its column is the
     accelerator, and for H100 whether commitments cover most of its chip-hours."""
-    from placement.pipeline import SolverOptions, plan  # the planner sits above this module
 
     inventory = inventory_from_records(
         row["workloads"], row["name"], list(catalog.accelerators), catalog.profile_kinds()
@@ -564,52 +563,3 @@ def reference_report(catalog: Catalog | None = None) -> ReferenceReport:
             title="catalog cannot be compared with the reference",
         )
     return ReferenceReport(reference_checks(catalog), break_even(catalog, reference_figures()))
-
-
-def break_even_records(report: ReferenceReport) -> list[dict[str, Any]]:
-    return [
-        {
-            "case": b.name,
-            "break_even_h100_gpu_hours_per_month": None
-            if b.h100_gpu_hours is None
-            else round(b.h100_gpu_hours),
-            "incumbent_usd_per_h100_hour": round(b.incumbent_usd_per_h100_hour, 4),
-            "new_platform_usd_per_h100_hour": round(b.new_usd_per_h100_hour, 4),
-            "porting_and_migration_monthly_usd": round(b.fixed_monthly_usd, 2),
-        }
-        for b in report.break_evens
-    ]
-
-
-def render_reference(report: ReferenceReport, fmt: str, console: Console | None = None) -> str:
-    """The report in one of the shared output formats (tables drawn on ``console``)."""
-    from placement.reporting import render_records
-
-    checks = [c.record() for c in report.checks]
-    evens = break_even_records(report)
-    if fmt == "json":
-        import json
-
-        return (
-            json.dumps(
-                {"all_within_tolerance": report.all_ok, "checks": checks, "break_even": evens},
-                indent=2,
-            )
-            + "\n"
-        )
-    if fmt == "csv":
-        return render_records(checks, "csv", "")
-    flagged = sum(1 for c in report.checks if not c.ok)
-    summary = f"{len(checks) - flagged} of {len(checks)} figures within tolerance" + (
-        f"; {flagged} flagged NO" if flagged else ""
-    )
-    return (
-        render_records(checks, fmt, "Reference document vs model", console)
-        + ("\n" if fmt == "md" else "")
-        + render_records(
-            evens, fmt, "Break-even training volume (porting and migration included)", console
-        )
-        + ("\n" if fmt == "md" else "")
-        + summary
-        + "\n"
-    )
