@@ -19,7 +19,8 @@ from click.testing import CliRunner, Result
 
 import placement
 from placement.catalog import default_catalog_text, load_catalog
-from placement.cli.main import CATALOG_ENV, cli, main
+from placement.cli.main import cli, main
+from placement.cli.shared import CATALOG_ENV
 from placement.models.plan import Plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -356,7 +357,7 @@ def test_an_internal_error_is_one_plain_line_unless_debugging(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr("placement.cli.main.plan", broken)
+    monkeypatch.setattr("placement.cli.plan.plan", broken)
     monkeypatch.delenv("PLACEMENT_DEBUG", raising=False)
     with pytest.raises(SystemExit) as exit_info:
         main(["plan", str(SAMPLE)])

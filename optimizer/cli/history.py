@@ -9,7 +9,12 @@ from typing import Any
 import click
 from rich.console import Console
 
-from placement.cli.main import _guard, cli, db_option, emit, output_options
+from placement.cli.shared import (
+    db_option,
+    emit,
+    guard,
+    output_options,
+)
 from placement.reporting import render_plan, render_records
 from placement.reporting.plan import usd
 from placement.storing import History
@@ -17,10 +22,10 @@ from placement.storing.history import CycleDiff
 from placement.writing.files import check_output_path
 
 
-@cli.command("history")
+@click.command("history")
 @db_option
 @output_options
-@_guard
+@guard
 def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -> None:
     """The saved planning runs, oldest first.
 
@@ -37,11 +42,11 @@ def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -
     emit(lambda console: render_records(records, fmt, "Saved runs", console), output, quiet)
 
 
-@cli.command("show")
+@click.command("show")
 @click.argument("run")
 @db_option
 @output_options
-@_guard
+@guard
 def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: bool) -> None:
     """One saved run's plan (RUN: its id, or a cycle label for that cycle's latest run)."""
     if output is not None:
@@ -93,12 +98,12 @@ def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
     return rows
 
 
-@cli.command("diff")
+@click.command("diff")
 @click.argument("run_a")
 @click.argument("run_b")
 @db_option
 @output_options
-@_guard
+@guard
 def diff_command(
     run_a: str, run_b: str, db: str | None, fmt: str, output: str | None, quiet: bool
 ) -> None:

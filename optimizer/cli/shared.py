@@ -1,0 +1,249 @@
+"""Options and helpers every command shares: --format/--output/--quiet, the catalog,
+inventory, history-database, horizon and batch options, the guard that turns every input error
+into exit code 2 with a clear message (and, under --format json, a JSON error document on
+stdout), and writing a result to stdout or a file."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import sys
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+from placement.catalog import CatalogSource, read_catalog
+from placement.errors import PlacementInputError
+from placement.horizon.timeline import MAX_HORIZON_MONTHS
+from placement.models.plan import Plan
+from placement.pipeline import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED
+from placement.reading import INPUT_FORMATS, InputError
+from placement.reporting import FORMATS
+from placement.reporting.terminal import file_console, stderr_console, stdout_console
+from placement.solving.solver import DEFAULT_GAP, SOLVERS
+from placement.writing.files import STDOUT, write_files
+
+DEBUG_ENV = "PLACEMENT_DEBUG"
+"""Set to show the traceback of an internal error instead of a one-line message."""
+
+
+CATALOG_ENV = "PLACEMENT_CATALOG"
+"""Names the team's catalog file, so that no call needs ``--catalog``."""
+
+
+Renderer = Callable[[Console], str]
+
+
+def _to_stdout(output: str | None) -> bool:
+    return output is None or output == STDOUT
+
+
+def emit(render: Renderer, output: str | None, quiet: bool) -> None:
+    """Render the result and write it to stdout or ``--output`` (by the safe-file rules).
+
+    ``render`` receives the console a table is drawn on: the terminal's when the result goes
+    to stdout, a plain one for a file. ``--quiet`` drops a result meant for stdout.
+    """
+    if _to_stdout(output) and quiet:
+        return
+    console = stdout_console() if _to_stdout(output) else file_console()
+    write_files({output or STDOUT: render(console)})
+
+
+def output_format_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
+        help="Output format. json is also used for errors.",
+    )(func)
+
+
+output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, allow_dash=True),
+    help="Write to this file instead of stdout ('-'): atomically, keeping its permissions.",
+)
+
+
+quiet_option = click.option(
+    "--quiet",
+    "-q",
+    is_flag=True,
+    help="Print nothing but errors (a result still goes to --output).",
+)
+
+
+def output_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--format``, ``--output`` and ``--quiet``, shared by every command that prints results."""
+    return output_format_option(output_option(quiet_option(func)))
+
+
+def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--catalog FILE`` (or ``PLACEMENT_CATALOG``) and repeatable ``--set path=value``."""
+
+    @click.option(
+        "--catalog",
+        "catalog_path",
+        type=click.Path(dir_okay=False),
+        envvar=CATALOG_ENV,
+        show_envvar=True,
+        help="Catalog YAML to use instead of the packaged default.",
+    )
+    @click.option(
+        "--set",
+        "overrides",
+        multiple=True,
+        metavar="PATH=VALUE",
+        help="Override one catalog value (repeatable), e.g. economics.amortization_months=24.",
+    )
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    return wrapper
+
+
+db_option = click.option(
+    "--db",
+    metavar="URL",
+    envvar="PLACEMENT_DB",
+    show_envvar=True,
+    help="The history database: an SQLite file path or any SQLAlchemy URL (default: "
+    "~/.local/share/placement/history.sqlite).",
+)
+"""``--db``: where planning cycles are saved (plan --save, history, show, diff)."""
+
+
+horizon_option = click.option(
+    "--horizon",
+    type=click.IntRange(min=1, max=MAX_HORIZON_MONTHS),
+    metavar="MONTHS",
+    help="Plan month by month over this many months, from where workloads run today "
+    "(current_accelerator) to the plan: the ramp, ports and commitments in time. The "
+    "total is then the horizon's monthly average; JSON adds 'roadmap'. See docs/roadmap.md.",
+)
+"""``--horizon``: a roadmap over months instead of the steady-state month."""
+
+
+def error_document(title: str, problems: list[dict[str, Any]]) -> str:
+    """The JSON printed on stdout for a failed command under ``--format json``."""
+    document = {"status": "error", "error": title, "problems": problems}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _fail(title: str, text: str, records: list[dict[str, Any]], as_json: bool) -> None:
+    click.echo(f"Error: {text}", err=True)
+    if as_json:
+        sys.stdout.write(error_document(title, records))
+        sys.stdout.flush()
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def guard(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn every input error into a clear message and exit code 2 (never a traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        as_json = kwargs.get("fmt") == "json"
+        try:
+            return func(*args, **kwargs)
+        except (PlacementInputError, InputError) as err:
+            _fail(err.title, str(err), err.records(), as_json)
+
+    return wrapper
+
+
+def catalog_source(catalog_path: str | None, overrides: tuple[str, ...]) -> CatalogSource:
+    """The catalog, remembering whether it came from --catalog or the environment."""
+    via = "default"
+    if catalog_path is not None:
+        from_env = click.get_current_context().get_parameter_source("catalog_path")
+        via = CATALOG_ENV if from_env == click.core.ParameterSource.ENVIRONMENT else "--catalog"
+    return read_catalog(catalog_path, overrides, via=via)
+
+
+def inventory_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--input-format`` and ``--sheet``: how to read the inventory file."""
+    func = click.option(
+        "--sheet",
+        metavar="NAME",
+        help="The workbook sheet to read (.xlsx); by default the active visible sheet.",
+    )(func)
+    return click.option(
+        "--input-format",
+        type=click.Choice(INPUT_FORMATS),
+        help="The inventory's format when its name does not say (required for '-', stdin).",
+    )(func)
+
+
+def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``--solver``, ``--time-limit``, ``--gap``, ``--workers`` and ``--scheduler``."""
+    for option in reversed(
+        [
+            click.option(
+                "--solver", type=click.Choice(SOLVERS), default="highs", show_default=True
+            ),
+            click.option(
+                "--time-limit",
+                type=click.FloatRange(min=0, min_open=True),
+                help="Seconds per solve (results may then depend on the machine's speed).",
+            ),
+            click.option(
+                "--gap",
+                type=click.FloatRange(min=0, max=1),
+                default=DEFAULT_GAP,
+                show_default=True,
+                help="Relative MIP gap at which each solve may stop.",
+            ),
+            click.option(
+                "--workers",
+                type=click.IntRange(min=1),
+                help="Local processes solving at once (default: every core).",
+            ),
+            click.option(
+                "--scheduler",
+                metavar="ADDRESS",
+                help="Run the solves on this Dask scheduler (tcp://host:8786) instead; needs "
+                "the dask extra.",
+            ),
+        ]
+    ):
+        func = option(func)
+    return func
+
+
+def batch_exit_code(plans: list[Plan]) -> int:
+    """0 when every plan places every workload, 3 when one does not (or has no plan)."""
+    complete = all(not p.unplaced and p.status not in ("infeasible", "no_solution") for p in plans)
+    return EXIT_OK if complete else EXIT_UNPLACED
+
+
+@contextlib.contextmanager
+def progress_bar(quiet: bool, label: str) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on a terminal's stderr (none when piped or quiet)."""
+    console = stderr_console()
+    if quiet or not console.is_terminal:
+        yield None
+        return
+    with Progress(
+        f"[progress.description]{label}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        task = bar.add_task(label, total=None)
+
+        def advance(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        yield advance

@@ -1,0 +1,91 @@
+"""The commands that run many plans: ``whatif`` and ``sweep`` (and the options they share:
+workers, a Dask scheduler, a progress bar). Registered on the ``placement`` group by
+``placement.cli.main``."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from placement.cli.shared import (
+    batch_exit_code,
+    batch_options,
+    catalog_options,
+    catalog_source,
+    emit,
+    guard,
+    horizon_option,
+    inventory_options,
+    output_options,
+    progress_bar,
+)
+from placement.comparing import whatif
+from placement.comparing.batch import planned_inventory
+from placement.pipeline import SolverOptions
+from placement.reporting.comparison import render_comparison
+from placement.scenarios import read_scenario
+from placement.writing.files import check_output_path
+
+
+@click.command("whatif")
+@click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("scenarios", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@inventory_options
+@catalog_options
+@batch_options
+@horizon_option
+@output_options
+@guard
+def whatif_command(
+    inventory: str,
+    scenarios: tuple[str, ...],
+    input_format: str | None,
+    sheet: str | None,
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    solver: str,
+    time_limit: float | None,
+    gap: float,
+    workers: int | None,
+    scheduler: str | None,
+    horizon: int | None,
+    fmt: str,
+    output: str | None,
+    quiet: bool,
+) -> None:
+    """The base plan and each scenario's, side by side, and what each changes.
+
+    Shows, per plan: monthly cost and its parts, chip-hours by accelerator, commitments
+    bought, coverage and utilization, families ported, migration, savings against the
+    baselines; then, per scenario, the workloads that moved, from where to where, and why.
+    The plans are solved in parallel (--workers, or a Dask cluster with --scheduler); the
+    results are the same either way. Scenario files: docs/scenarios.md.
+
+    \b
+    Examples:
+        placement whatif inputs/sample_inventory.csv inputs/scenarios/*.yaml
+        placement whatif inv.csv cut.yaml --format json -o whatif.json
+        placement whatif inv.csv a.yaml b.yaml --scheduler tcp://10.0.0.5:8786
+
+    Exit code 0: every plan places every workload; 2: bad input; 3: some plan leaves
+    workloads unplaced or has no solution.
+    """
+    if output is not None:
+        check_output_path(output)
+    parsed = [read_scenario(path) for path in scenarios]
+    source = catalog_source(catalog_path, overrides)
+    inv = planned_inventory(inventory, source, input_format, sheet)
+    with progress_bar(quiet, "planning") as advance:
+        result = whatif(
+            inv,
+            parsed,
+            source,
+            SolverOptions(solver, time_limit, gap),
+            workers=workers,
+            scheduler=scheduler,
+            progress=advance,
+            horizon=horizon,
+        )
+    emit(lambda console: render_comparison(result, fmt, console), output, quiet)
+    sys.exit(batch_exit_code([o.plan for o in result.outcomes]))
