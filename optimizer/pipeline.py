@@ -22,7 +22,7 @@ from placement.estimating import Estimates, estimate
 from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings
-from placement.horizon.formulation import COMPONENTS
+from placement.horizon.model import COMPONENTS
 from placement.horizon.releases import catalog_in
 from placement.horizon.solve import solve_horizon
 from placement.models.catalog import Catalog

@@ -40,7 +40,6 @@ in the steady state (flexible work spread over the hours its profile offers).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -49,10 +48,8 @@ import pulp
 from placement.estimating import Estimates
 from placement.estimating.profiles import profile_levels
 from placement.formulating.naming import name
+from placement.horizon.model import HorizonModel, Ready
 from placement.models.catalog import Catalog
-
-if TYPE_CHECKING:
-    from placement.horizon.formulation import HorizonModel, Ready
 
 FIGURES = {"serving": ("serving_base", "serving_scaled"), "work": ("work_hours",)}
 """The demand figures of each profile kind (see the module)."""

@@ -17,14 +17,13 @@ import pulp
 from placement.estimating.economics.commitments import CommitmentBook
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.horizon.formulation import (
-    COMPONENTS,
-    HorizonModel,
     is_target,
     iter_purchases,
     month_values,
     owned_in_month,
     ready_month,
 )
+from placement.horizon.model import COMPONENTS, HorizonModel
 from placement.models.catalog import Catalog
 from placement.models.plan import (
     Roadmap,

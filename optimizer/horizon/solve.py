@@ -29,7 +29,8 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
-from placement.horizon.formulation import HorizonModel, build_horizon_model, epoch_options
+from placement.horizon.formulation import build_horizon_model, epoch_options
+from placement.horizon.model import HorizonModel
 from placement.horizon.roadmap import build_roadmap
 from placement.horizon.start import (
     Priced,

@@ -19,7 +19,8 @@ import pandas as pd
 import pulp
 
 from placement.estimating import Estimates
-from placement.horizon.formulation import HorizonModel, ready_month
+from placement.horizon.formulation import ready_month
+from placement.horizon.model import HorizonModel
 from placement.horizon.timeline import month_of_week, start_months
 from placement.models.catalog import Catalog
 from placement.solving.greedy import greedy_placement
