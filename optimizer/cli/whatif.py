@@ -1,6 +1,4 @@
-"""The commands that run many plans: ``whatif`` and ``sweep`` (and the options they share:
-workers, a Dask scheduler, a progress bar). Registered on the ``placement`` group by
-``placement.cli.main``."""
+"""The ``whatif`` command: the base plan and each scenario's, side by side, with what changed."""
 
 from __future__ import annotations
 

@@ -1,2 +1,2 @@
-"""Solving: solver plumbing (HiGHS or CBC, typed statuses), and the greedy placement the search
-starts from."""
+"""Solving: solver plumbing (HiGHS or CBC, typed statuses), the greedy placement and the priced
+start the search begins from, and the model written out as a file."""

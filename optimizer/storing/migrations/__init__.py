@@ -1,0 +1,1 @@
+"""The history database's schema migrations (Alembic), run by ``placement.storing``."""
