@@ -151,3 +151,35 @@ def test_a_bad_parameter_is_refused_before_any_solve(args: list[str], says: str)
     result = invoke("sweep", SAMPLE, *args, "--format", "json")
     problems = assert_clean_failure(result, json_errors=True)
     assert says in json.dumps(problems)
+
+
+def test_a_volume_column_sets_only_the_workloads_that_give_it() -> None:
+    mixed = frame(
+        [
+            {
+                "id": "train",
+                "kind": "training",
+                "model_family": "llama",
+                "params_b": 8,
+                "h100_gpu_hours": 500,
+            },
+            {
+                "id": "serve",
+                "kind": "inference",
+                "model_family": "llama",
+                "params_b": 8,
+                "monthly_tokens_b": 2,
+            },
+        ]
+    )
+    catalog = read_catalog()
+    result = sweep(mixed, [Parameter.parse_range("inventory.h100_gpu_hours", "400:800:2")], catalog)
+    chip_hours = {
+        p.values[0]: {a.workload_id: a.chip_hours for a in p.plan.assignments}
+        for p in result.points
+    }
+    # The serving workload keeps its token volume; the training job's hours follow the grid.
+    assert chip_hours[400.0]["serve"] == chip_hours[800.0]["serve"]
+    assert chip_hours[800.0]["train"] > chip_hours[400.0]["train"]
+    by_hand = plan(mixed.assign(h100_gpu_hours=[800.0, None]), catalog).plan
+    assert chip_hours[800.0] == {a.workload_id: a.chip_hours for a in by_hand.assignments}

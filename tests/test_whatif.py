@@ -270,3 +270,18 @@ def test_a_bad_scenario_fails_before_any_solve(tmp_path: Path) -> None:
     result = invoke("whatif", SAMPLE, SCENARIOS / "nothing.yaml", bad, "--format", "json")
     problems = assert_clean_failure(result, json_errors=True)
     assert "where matches no workload" in problems[0]["message"]
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "csv", "json"])
+def test_a_scenario_without_baselines_renders_in_every_format(tmp_path: Path, fmt: str) -> None:
+    # Pinned to Trainium2 where it cannot run, a workload leaves the all-H100 baselines n/a.
+    scenario = tmp_path / "pinned.yaml"
+    scenario.write_text(
+        "name: pinned\ninventory:\n  - set: {column: pinned_accelerator, value: trn2}\n"
+        "    where: {id: llama-8b-sft}\n",
+        encoding="utf-8",
+    )
+    result = invoke("whatif", str(SAMPLE), str(scenario), "--format", fmt)
+    assert result.exit_code in (0, 3), result.stderr
+    assert "internal error" not in result.stderr
+    assert "pinned" in result.stdout

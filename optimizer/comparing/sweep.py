@@ -1,8 +1,9 @@
 """``sweep``: the optimum along one parameter (or a grid of two), and where the plan changes.
 
 A parameter is a catalog value by dotted path (``accelerators.h100.on_demand_usd_per_chip_hour``,
-as ``--set`` takes it) or an inventory column: ``inventory.COLUMN`` sets it for every workload,
-``inventory[ID].COLUMN`` for one. Each point is a scenario made on the fly and planned like any
+as ``--set`` takes it) or an inventory column: ``inventory.COLUMN`` sets it for every workload
+(a volume column for every workload whose volume is given in it), ``inventory[ID].COLUMN`` for
+one. Each point is a scenario made on the fly and planned like any
 other, in parallel.
 
 The plan *changes* where its decisions change: a workload's accelerator, a family ported or a
@@ -19,7 +20,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ from placement.comparing.diff import plan_diff
 from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
+from placement.models.workload import VOLUME_COLUMNS
 from placement.pipeline import SolverOptions
 from placement.reading import Inventory
 from placement.scenarios import InventoryChange, Scenario, check_scenario
@@ -54,6 +56,8 @@ class Parameter:
 
     path: str
     values: tuple[float, ...]
+    # The rows an ``inventory.COLUMN`` parameter sets (a scenario filter; every row if empty).
+    rows: tuple[tuple[str, tuple[Any, ...]], ...] = ()
 
     @classmethod
     def parse_range(cls, path: str, text: str) -> Parameter:
@@ -72,6 +76,19 @@ class Parameter:
             )
         return cls(path, tuple(float(v) for v in np.linspace(start, stop, steps)))
 
+    def on(self, inventory: Inventory) -> Parameter:
+        """The parameter as it applies to ``inventory``: a volume column
+        (``inventory.h100_gpu_hours`` or ``inventory.monthly_tokens_b``) sets the workloads
+        whose volume is given in that column, since a workload gives exactly one of the two."""
+        every = _EVERY_WORKLOAD.match(self.path)
+        column = every.group("column") if every else None
+        if column not in VOLUME_COLUMNS:
+            return self
+        others = [c for c in VOLUME_COLUMNS if c != column and c in inventory.workloads]
+        if not any(inventory.workloads[c].notna().any() for c in others):
+            return self
+        return replace(self, rows=tuple((c, (None,)) for c in others))
+
     def scenario(self, value: float, other: Scenario | None = None) -> Scenario:
         """A scenario setting this parameter to ``value`` (added to ``other``'s changes)."""
         label = f"{self.path}={value:g}"
@@ -82,7 +99,7 @@ class Parameter:
         if one or every:
             match = one or every
             assert match is not None
-            where = {"id": [match.group("id")]} if one else {}
+            where = {"id": [match.group("id")]} if one else {k: list(v) for k, v in self.rows}
             change = InventoryChange(
                 "set", {"column": match.group("column"), "value": value}, where, len(changes), None
             )
@@ -216,6 +233,7 @@ def sweep(
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
+    parameters = [p.on(inventory) for p in parameters]
     spec = CatalogSpec.of(catalog)
     first = parameters[0]
     second = parameters[1] if len(parameters) == 2 else None

@@ -16,7 +16,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.comparing.whatif import WhatIfResult
-from placement.reporting.plan import usd
+from placement.reporting.plan import missing, usd
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -25,11 +25,11 @@ MOVES_SHOWN = 15
 
 
 def _percent(value: float | None) -> str:
-    return "" if value is None else f"{100 * value:.1f}%"
+    return "" if value is None or missing(value) else f"{100 * value:.1f}%"
 
 
 def _saving(value: float | None) -> str:
-    return "" if value is None else usd(value)
+    return "n/a" if value is None or missing(value) else usd(value)
 
 
 def _reason(why: str) -> str:

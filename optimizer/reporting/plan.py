@@ -12,6 +12,7 @@ two runs' outputs diff clean.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -62,9 +63,14 @@ class PlanView:
         return cls(DEFAULT_TOP, False, timings)
 
 
+def missing(value: object) -> bool:
+    """Whether a figure does not exist: None, or NaN (a frame's cell for None)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def usd(value: float | None) -> str:
     """``$1,234``; ``n/a`` for a figure that does not exist (a baseline with no plan)."""
-    if value is None:
+    if value is None or missing(value):
         return "n/a"
     rounded = round(value)
     return f"-${-rounded:,}" if rounded < 0 else f"${rounded:,}"
