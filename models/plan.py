@@ -123,6 +123,10 @@ class ReservedPurchase(_Out):
     capacity_chip_hours: float
     used_chip_hours: float
     utilization: float
+    break_even_utilization: float | None = Field(
+        default=None,
+        description="The utilization above which the units cost less than on demand.",
+    )
 
 
 class Commitment(_Out):
@@ -146,6 +150,15 @@ class Commitment(_Out):
     utilization: float = Field(description="used_usd / monthly_cost_usd.")
     coverage: float = Field(
         description="The share of the covered accelerators' chip-hours this commitment covers."
+    )
+    break_even_utilization: float | None = Field(
+        default=None,
+        description="The utilization at which it costs what the chip-hours it covers would "
+        "cost on demand (its rate over the on-demand rate); above it, it saves.",
+    )
+    net_saving_monthly_usd: float | None = Field(
+        default=None,
+        description="Its covered chip-hours at on-demand rates minus its monthly cost.",
     )
 
 
@@ -322,10 +335,18 @@ class Roadmap(_Out):
 
     horizon_months: int
     total_usd: float = Field(
-        description="The horizon's cost: every month's, plus commitments' payments after it."
+        description="The horizon's cost: every month's, plus the commitment payments after it "
+        "that are charged (after_horizon_charged_usd)."
     )
     objective_monthly_usd: float = Field(description="total_usd / horizon_months.")
-    after_horizon_usd: float
+    after_horizon_usd: float = Field(
+        description="Commitment payments that fall after the horizon's last month."
+    )
+    after_horizon_charged_usd: float = Field(
+        0.0,
+        description="The part of after_horizon_usd in total_usd: payments of commitments "
+        "no workload running on after the horizon could use (they would lie idle).",
+    )
     stay_total_usd: float | None = Field(
         description="What staying where the team is costs over the horizon, on the same basis."
     )
@@ -347,13 +368,15 @@ class Roadmap(_Out):
     purchases: list[RoadmapPurchase]
 
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
 and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 (``current_accelerator``, ``switching_one_off_usd`` per assignment), ``moves``,
-``switching_amortized_usd``, ``run.horizon_months`` and ``roadmap``."""
+``switching_amortized_usd``, ``run.horizon_months`` and ``roadmap``; 1.6
+``roadmap.after_horizon_charged_usd``, ``break_even_utilization`` and
+``net_saving_monthly_usd`` per commitment (utilisation counted owned first slice by slice)."""
 
 
 class InputInfo(_Out):

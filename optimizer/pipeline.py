@@ -120,7 +120,9 @@ def _plan_horizon(
     totals = {c: sum(getattr(m, c) for m in roadmap.months) for c in COMPONENTS}
     breakdown = CostBreakdown(
         on_demand_usd=round(totals["on_demand_usd"] / months, 2),
-        reserved_usd=round((totals["commitments_usd"] + roadmap.after_horizon_usd) / months, 2),
+        reserved_usd=round(
+            (totals["commitments_usd"] + roadmap.after_horizon_charged_usd) / months, 2
+        ),
         porting_amortized_usd=round(totals["porting_usd"] / months, 2),
         migration_amortized_usd=round(totals["migration_usd"] / months, 2),
         switching_amortized_usd=round(totals["switching_usd"] / months, 2),

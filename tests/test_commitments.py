@@ -381,3 +381,43 @@ def test_fixed_short_work_grouped_by_chips_prices_as_one_variable_per_job() -> N
     ]
     assert any(c > 1 for c in covered)
     assert any(a.coverage.get("on_demand", 0.0) > 1 for a in pinned.plan.assignments)
+
+
+def _two_thirds_profile(data: dict[str, Any]) -> None:
+    """A serving profile up 16 hours of every day (two thirds of the month's hours)."""
+    day = [1] * 16 + [0] * 8
+    data["load_profiles"]["two_thirds"] = {
+        "kind": "serving",
+        "weekday": day,
+        "weekend": day,
+        "source": "test: up 16 hours a day",
+    }
+
+
+def test_utilisation_is_counted_owned_first_slice_by_slice() -> None:
+    # Two owned 8-GPU units (16 GPUs) and demand of 8 GPUs all month plus 16 more GPUs for
+    # 16 hours a day: 24 GPUs two thirds of the time, 8 the rest. A third unit is worth buying
+    # (it is busy 2/3 of the hours, above its 60% break-even). Slice by slice the owned units
+    # cover 16 of the 24 GPUs in the busy hours and 8 in the others: (16 x 2/3 + 8 x 1/3) / 16
+    # = 5/6 used; the bought unit covers 8 in the busy hours only: 2/3 used, saving
+    # 8 x 730 x 2/3 x $4 - 8 x 730 x $2.40 = $1,557.33 a month. (Counted over the month,
+    # owned first, the owned units would look 100% used and the purchase 1/3.)
+    catalog = _catalog(_owning(2), _no_savings_plan, _two_thirds_profile)
+    result = run_plan(
+        [_service("base", 8), _service("day", 18, load_profile="two_thirds")], catalog
+    )
+    chips = {a.workload_id: a.chips for a in result.plan.assignments}
+    assert chips == {"base": 8, "day": 16}
+    owned = [c for c in result.plan.commitments if c.owned]
+    bought = [c for c in result.plan.commitments if not c.owned]
+    assert [(c.units, c.unit_chips) for c in owned] == [(2, 8)]
+    assert [(c.units, c.unit_chips) for c in bought] == [(1, 8)]
+    assert owned[0].utilization == pytest.approx(5 / 6, abs=1e-3)
+    assert bought[0].utilization == pytest.approx(2 / 3, abs=1e-3)
+    assert bought[0].break_even_utilization == pytest.approx(0.6)
+    assert bought[0].net_saving_monthly_usd == pytest.approx(
+        8 * HOURS * 2 / 3 * H100_USD - 8 * HOURS * H100_USD * 0.6, abs=0.05
+    )
+    [purchase] = result.plan.reserved_purchases
+    assert purchase.utilization == pytest.approx(2 / 3, abs=1e-3)
+    assert purchase.break_even_utilization == pytest.approx(0.6)

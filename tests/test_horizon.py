@@ -145,8 +145,14 @@ def test_an_owned_commitment_expiring_is_replaced_only_if_it_pays() -> None:
     always = workload("job", h100_gpu_hours=730, pinned_accelerator="h100")
     result = run([always], catalog, 18)
     bought = [(p.month, p.units) for p in roadmap_of(result).purchases]
-    assert bought == [(6, 1)]
+    # Renewed as each runs out: in month 6 as the owned unit ends, and in month 18 as that one
+    # does. The job runs on after the horizon, so month 18's unit is weighed on the one payment
+    # inside it; its 11 later ones are reported, not charged.
+    assert bought == [(6, 1), (18, 1)]
     assert "owned reserved_1yr/h100/1" in roadmap_of(result).months[4].commitments_expiring
+    road = roadmap_of(result)
+    assert road.after_horizon_usd == pytest.approx(11 * 730 * 2 * 0.5)
+    assert road.after_horizon_charged_usd == 0
     # The same job ending in month 8: a year's payments for three months' use do not pay.
     ending = run([{**always, "end_month": 8}], catalog, 18)
     assert roadmap_of(ending).purchases == []
@@ -158,6 +164,9 @@ def test_each_workload_moves_in_its_own_month_waiting_out_an_owned_commitment() 
         _owned_h100(5)(data)
         switching = data["economics"]["switching_usd_per_workload"]
         switching.update(low=SWITCH_USD, high=SWITCH_USD, point=SWITCH_USD)
+        # Reservations 20% off ($1.60 an H100 hour): dearer than Trainium2's $1, so moving pays.
+        discount = data["pricing_options"]["reserved_1yr"]["discount_vs_on_demand"]
+        discount.update(low=0.2, high=0.2, point=0.2)
 
     catalog = horizon_catalog(adopted_and_owned, reservations=True)
     # Two one-chip jobs on H100 today, one unit owned for 5 more months: the port is ready in
@@ -167,7 +176,7 @@ def test_each_workload_moves_in_its_own_month_waiting_out_an_owned_commitment() 
     result = run(rows, catalog, months)
     road = roadmap_of(result)
     assert [(s.family, s.start_month, s.ready_month) for s in road.steps] == [("llama", 1, 2)]
-    assert road.purchases == []  # a year's payments for at most 7 months' use do not pay
+    assert road.purchases == []  # $1.60 reserved against $1 on Trainium2 once ported
     assert sorted(w.ready_month for w in road.workloads) == [2, 6]
     assert [len(m.moves) for m in road.months] == [0, 1, 0, 0, 0, 1, 0, 0]
     # By hand: month 1 one job on demand on H100 (the owned unit covers the other); one job on
@@ -327,3 +336,26 @@ def test_a_dated_feature_must_name_a_known_feature() -> None:
                 ]
             )
         )
+
+
+def test_capacity_does_not_lapse_because_the_horizon_ends() -> None:
+    def owned_and_40_off(data: dict[str, Any]) -> None:
+        _owned_h100(5)(data)
+        discount = data["pricing_options"]["reserved_1yr"]["discount_vs_on_demand"]
+        discount.update(low=0.4, high=0.4, point=0.4)
+
+    catalog = horizon_catalog(owned_and_40_off, reservations=True)
+    # One H100 all month, an owned unit with 5 months left, 12 months planned. A unit bought in
+    # month 6 is paid 7 times inside the horizon for 7 months of use at 60% of on demand; its
+    # 5 payments after the horizon are the next months' (the job runs on). Charging them here
+    # would weigh 12 payments against 7 months (12 x 0.6 > 7) and leave months 6-12 on demand.
+    result = run([workload("job", h100_gpu_hours=730, pinned_accelerator="h100")], catalog, 12)
+    road = roadmap_of(result)
+    assert [(p.month, p.units) for p in road.purchases] == [(6, 1)]
+    unit = 730 * 2 * 0.6
+    assert [m.on_demand_usd for m in road.months] == [0] * 12
+    assert [m.commitments_usd for m in road.months] == pytest.approx([unit] * 12)
+    assert road.after_horizon_usd == pytest.approx(5 * unit)
+    assert road.after_horizon_charged_usd == 0
+    assert road.total_usd == pytest.approx(12 * unit)
+    assert result.plan.objective_monthly_usd == pytest.approx(unit)

@@ -1,7 +1,8 @@
 """The roadmap's search (``placement.horizon.solve``): the roadmap rounded from the LP
 relaxation is only called optimal when the relaxation's bound proves it, and it is then
 within the gap of the whole MILP's optimum; where it is not proven, HiGHS solves the whole
-MILP from it."""
+MILP from it. Moves are whole: a roadmap found with a workload moving in parts is solved again
+with that workload's moves binary, and is optimal only where the bound proves that one."""
 
 from __future__ import annotations
 
@@ -69,13 +70,16 @@ def test_the_roadmap_is_within_the_gap_of_the_whole_milps_optimum(
     optimum, bound = whole_milp
     result = _roadmap(inventory, catalog)
     found = result.solve.objective
-    assert result.solve.status is SolveStatus.OPTIMAL and found is not None
-    # A feasible roadmap costs at least the optimum, and no more than the gap above it.
+    assert found is not None
+    # The whole MILP (moves in parts allowed) bounds the whole-move roadmap from below; this
+    # one moves a workload in parts at its optimum, so making it whole costs a little more.
     assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + DEFAULT_GAP)
-    assert result.solve.gap is not None and result.solve.gap <= DEFAULT_GAP
-    # This case is proven by the relaxation's bound: the gap reported is the distance from it.
+    # The gap reported is the distance from the relaxation's bound, and the roadmap is called
+    # optimal exactly when that is within the gap asked.
     assert "relaxation" in result.solve.termination
     assert result.solve.gap == pytest.approx((found - bound) / found, abs=1e-9)
+    proven = result.solve.gap <= DEFAULT_GAP
+    assert (result.solve.status is SolveStatus.OPTIMAL) == proven
     # The plan's figures are the roadmap's: its total is the objective (each month rounded to
     # cents), its monthly average the total over the months (each of its parts rounded).
     assert result.plan.roadmap is not None
@@ -93,7 +97,8 @@ def test_without_the_proof_the_whole_milp_is_solved_from_the_rounded_roadmap(
     monkeypatch.setattr(horizon_solve, "_within", lambda cost, bound, gap: False)
     result = _roadmap(inventory, catalog)
     found = result.solve.objective
-    assert found is not None and "relaxation" not in result.solve.termination
+    assert found is not None
+    assert "optimal within the gap of the LP relaxation" not in result.solve.termination
     assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + DEFAULT_GAP)
 
 
@@ -110,8 +115,9 @@ def test_under_one_engineer_the_rounded_ports_are_queued(
     economics = catalog.economics.model_copy(update={"porting_engineers": 1})
     capped = catalog.model_copy(update={"economics": economics})
     result = _roadmap(inventory, capped)
-    assert result.solve.status is SolveStatus.OPTIMAL
-    assert result.solve.gap is not None and result.solve.gap <= DEFAULT_GAP
+    assert result.solve.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+    assert result.solve.gap is not None
+    assert (result.solve.status is SolveStatus.OPTIMAL) == (result.solve.gap <= DEFAULT_GAP)
     road = result.plan.roadmap
     assert road is not None
     ports = [(s.start_month, s.ready_month) for s in road.steps if s.item == "port"]

@@ -1,8 +1,15 @@
-"""The plan's commitment sections, from a solution: what was bought and owned, and the chips
-per time slice.
+"""The plan's commitment sections, from a solution: what was bought and owned, how much of it
+is used and where it pays, and the chips per time slice.
 
-Owned commitments are used first: of a product's use, the owned part takes up to its capacity
-(shared between owned entries by size) and what is bought takes the rest.
+Owned commitments are used first, slice by slice: in every time slice the owned part of a
+product covers up to its capacity in that slice (shared between owned entries by size) and what
+is bought covers the rest of that slice's use. A purchase is therefore used exactly where the
+owned capacity runs out, never credited with hours in which nothing needs it.
+
+Each commitment's **break-even utilisation** is the utilisation at which it costs what the
+chip-hours it covers would cost on demand: ``r_q / c_a`` (its rate per covered chip-hour over the
+on-demand rate; for a savings plan, weighted by what it covers). Above it, it saves
+``net_saving_monthly_usd`` = its covered chip-hours at on-demand rates minus its monthly cost.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import pandas as pd
 
 from placement.analysing.extract import Solution
 from placement.estimating.economics.commitments import OwnedEntry
+from placement.estimating.economics.rates import covered_rate, on_demand_rates
 from placement.models.catalog import Catalog
 from placement.models.plan import Commitment, ReservedPurchase, SliceUse
 
@@ -30,27 +38,82 @@ def _accelerator_hours(solution: Solution) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class _Split:
-    """A product's size and use, owned part first: sizes in chip-hours (reservations) or USD a
-    month (savings plans), use in chip-hours."""
+    """A product's size and use, owned part first in every slice: sizes in chip-hours
+    (reservations) or USD a month (savings plans); use in chip-hours, at the product's rates
+    (USD), and at on-demand rates (USD, what the covered chip-hours would cost without it)."""
 
     owned_size: float
     bought_size: float
     used_owned: float
     used_bought: float
+    used_owned_usd: float
+    used_bought_usd: float
+    on_demand_owned_usd: float
+    on_demand_bought_usd: float
 
 
-def _split(p: Any, hours: float) -> _Split:
-    """Owned commitments are used first, up to their size; what is bought carries the rest."""
+def _slice_use(p: Any, solution: Solution) -> list[tuple[float, dict[str, float]]]:
+    """Per time slice: its hours in the month and the chips the product covers there, by
+    accelerator."""
+    by_slice: dict[str, tuple[float, dict[str, float]]] = {}
+    for s in solution.slices.itertuples():
+        chips = float(s.covered_by.get(p.product, 0.0))
+        if chips <= 0 or s.accelerator not in p.accelerators:
+            continue
+        on = by_slice.setdefault(str(s.slice), (float(s.hours), {}))[1]
+        on[str(s.accelerator)] = on.get(str(s.accelerator), 0.0) + chips
+    return list(by_slice.values())
+
+
+def _split(p: Any, solution: Solution, catalog: Catalog, hours: float) -> _Split:
+    """Owned commitments are used first in every slice, up to their capacity there; what is
+    bought carries the rest of that slice."""
+    pricing = str(p.pricing)
+    rate = {a: covered_rate(catalog, pricing, a) for a in p.accelerators}
+    on_demand = on_demand_rates(catalog)
     if p.kind == "reserved":
         unit_hours = p.capacity_chip_hours / (p.units_bought + p.units_owned)
         owned_size = p.units_owned * unit_hours
         bought_size = p.units_bought * unit_hours
-        used_owned = min(p.used_chip_hours, owned_size)
+        owned_per_slice = owned_size / hours  # chips the owned units cover in any hour
     else:
         owned_size = p.usd_per_hour_owned * hours
         bought_size = p.usd_per_hour_bought * hours
-        used_owned = p.used_chip_hours * min(1.0, _share(owned_size, p.used_usd))
-    return _Split(owned_size, bought_size, used_owned, p.used_chip_hours - used_owned)
+        owned_per_slice = float(p.usd_per_hour_owned)  # USD per hour
+    used = {"owned": [0.0, 0.0, 0.0], "bought": [0.0, 0.0, 0.0]}  # chip-hours, USD, on demand
+    for slice_hours, chips in _slice_use(p, solution):
+        if p.kind == "reserved":
+            total = sum(chips.values())
+            owned_share = min(1.0, _share(owned_per_slice, total))
+        else:
+            spend = sum(c * rate[a] for a, c in chips.items())
+            owned_share = min(1.0, _share(owned_per_slice, spend))
+        for part, share in (("owned", owned_share), ("bought", 1.0 - owned_share)):
+            for a, c in chips.items():
+                chip_hours = c * share * slice_hours
+                used[part][0] += chip_hours
+                used[part][1] += chip_hours * rate[a]
+                used[part][2] += chip_hours * on_demand[a]
+    return _Split(
+        owned_size,
+        bought_size,
+        used["owned"][0],
+        used["bought"][0],
+        used["owned"][1],
+        used["bought"][1],
+        used["owned"][2],
+        used["bought"][2],
+    )
+
+
+def _break_even(p: Any, catalog: Catalog, used_usd: float, on_demand_usd: float) -> float:
+    """The utilisation at which a commitment costs what its chip-hours would on demand: its
+    rate over the on-demand rate, for the mix it covers (its accelerators alike if unused)."""
+    if used_usd > 0 and on_demand_usd > 0:
+        return used_usd / on_demand_usd
+    on_demand = on_demand_rates(catalog)
+    ratios = [covered_rate(catalog, str(p.pricing), a) / on_demand[a] for a in p.accelerators]
+    return sum(ratios) / len(ratios)
 
 
 def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
@@ -64,19 +127,18 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
     for p in solution.products.itertuples():
         covers = sum(on_acc.get(a, 0.0) for a in p.accelerators)
         reservation = p.kind == "reserved"
-        split = _split(p, hours)
+        split = _split(p, solution, catalog, hours)
         # Chip-hours of one unit, to size each owned entry (reservations only).
         unit_hours = (
             p.capacity_chip_hours / (p.units_bought + p.units_owned) if reservation else 0.0
         )
-        usd_per_chip_hour = _share(p.used_usd, p.used_chip_hours)
         for entry in owned_by_product.get(p.product, []):
             size = (
                 (entry.units or 0) * unit_hours
                 if reservation
                 else (entry.usd_per_hour or 0) * hours
             )
-            used = split.used_owned * _share(size, split.owned_size)
+            share = _share(size, split.owned_size)
             out.append(
                 _commitment(
                     p,
@@ -87,8 +149,11 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
                     entry.months_left,
                     entry.monthly_usd,
                     size if reservation else None,
-                    used,
-                    used * usd_per_chip_hour,
+                    _Use(
+                        split.used_owned * share,
+                        split.used_owned_usd * share,
+                        split.on_demand_owned_usd * share,
+                    ),
                     covers,
                 )
             )
@@ -103,12 +168,20 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
                     None,
                     float(p.bought_monthly_usd),
                     split.bought_size if reservation else None,
-                    split.used_bought,
-                    split.used_bought * usd_per_chip_hour,
+                    _Use(split.used_bought, split.used_bought_usd, split.on_demand_bought_usd),
                     covers,
                 )
             )
     return out
+
+
+@dataclass(frozen=True)
+class _Use:
+    """What one commitment covers a month: chip-hours, at its rates, and at on-demand rates."""
+
+    chip_hours: float
+    usd: float
+    on_demand_usd: float
 
 
 def _commitment(
@@ -120,8 +193,7 @@ def _commitment(
     months_left: int | None,
     monthly_usd: float,
     capacity: float | None,
-    used: float,
-    used_usd: float,
+    use: _Use,
     covers: float,
 ) -> Commitment:
     option = catalog.pricing_options[str(p.pricing)]
@@ -137,10 +209,12 @@ def _commitment(
         months_left=months_left,
         monthly_cost_usd=round(monthly_usd, 2),
         capacity_chip_hours=None if capacity is None else round(capacity, 3),
-        used_chip_hours=round(used, 3),
-        used_usd=round(used_usd, 2),
-        utilization=round(min(1.0, _share(used_usd, monthly_usd)), 4) if monthly_usd else 1.0,
-        coverage=round(_share(used, covers), 4),
+        used_chip_hours=round(use.chip_hours, 3),
+        used_usd=round(use.usd, 2),
+        utilization=round(min(1.0, _share(use.usd, monthly_usd)), 4) if monthly_usd else 1.0,
+        coverage=round(_share(use.chip_hours, covers), 4),
+        break_even_utilization=round(_break_even(p, catalog, use.usd, use.on_demand_usd), 4),
+        net_saving_monthly_usd=round(use.on_demand_usd - monthly_usd, 2),
     )
 
 
@@ -151,7 +225,7 @@ def reserved_purchases(solution: Solution, catalog: Catalog) -> list[ReservedPur
     for c in solution.products.itertuples():
         if c.kind != "reserved" or not c.units_bought:
             continue
-        split = _split(c, hours)
+        split = _split(c, solution, catalog, hours)
         capacity, used = split.bought_size, split.used_bought
         out.append(
             ReservedPurchase(
@@ -164,6 +238,9 @@ def reserved_purchases(solution: Solution, catalog: Catalog) -> list[ReservedPur
                 capacity_chip_hours=round(capacity, 3),
                 used_chip_hours=round(used, 3),
                 utilization=round(_share(used, capacity), 4),
+                break_even_utilization=round(
+                    _break_even(c, catalog, split.used_bought_usd, split.on_demand_bought_usd), 4
+                ),
             )
         )
     return out

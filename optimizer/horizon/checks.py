@@ -85,7 +85,7 @@ def _money_problems(plan: Plan, roadmap: Roadmap) -> list[str]:
             running += m.saving_usd
             if m.cumulative_saving_usd is None or not _close(running, m.cumulative_saving_usd, 1):
                 problems.append(f"month {m.month}: running saving is not the sum of savings")
-    total = sum(m.cost_usd for m in roadmap.months) + roadmap.after_horizon_usd
+    total = sum(m.cost_usd for m in roadmap.months) + roadmap.after_horizon_charged_usd
     if not _close(total, roadmap.total_usd, 0.01 * n + TOLERANCE_USD):
         problems.append(f"total: months add to {total:.2f}, not {roadmap.total_usd}")
     after = sum(p.after_horizon_usd for p in roadmap.purchases)
@@ -144,6 +144,7 @@ def _workload_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catal
     position = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
     in_use, used_by = in_use_today(workloads, catalog)
     moves = 0
+    paid_moves: dict[int, int] = {}  # month -> workloads moved off where they run today
     counts: dict[int, dict[str, int]] = {}
     for w in roadmap.workloads:
         row = by_id.loc[w.workload_id]
@@ -154,6 +155,7 @@ def _workload_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catal
             continue
         if w.current_accelerator and w.current_accelerator != w.target_accelerator:
             moves += 1
+            paid_moves[w.ready_month] = paid_moves.get(w.ready_month, 0) + 1
         platform_name = catalog.accelerators[w.target_accelerator].platform
         platform = catalog.platforms[platform_name]
         adopted = platform.adopted or platform_name in in_use
@@ -189,6 +191,16 @@ def _workload_problems(roadmap: Roadmap, workloads: pd.DataFrame, catalog: Catal
     expected = moves * switching_one_off_usd(catalog)
     if not _close(switching, expected, 0.01 * roadmap.horizon_months + TOLERANCE_USD):
         problems.append(f"switching: {switching:.2f} paid for {moves} moves ({expected:.2f})")
+    # Moves are whole: each month pays the one-off of exactly the workloads it moves off where
+    # they run today (a new workload's move from where it waits costs nothing).
+    for month in roadmap.months:
+        moved = paid_moves.get(month.month, 0)
+        paid = moved * switching_one_off_usd(catalog)
+        if not _close(month.switching_usd, paid):
+            problems.append(
+                f"month {month.month}: switching {month.switching_usd:.2f} is not "
+                f"{moved} whole moves ({paid:.2f})"
+            )
     return problems
 
 

@@ -5,7 +5,8 @@ readiness group G (a port, or a platform's programme), or that the SDK makes fea
 a later month X, may run there from the month G is ready and not before X; it waits on its
 interim place b until it moves, in a month of the plan's choosing (at once, unless waiting
 pays: an owned commitment running on b, say). ``y_{j,k}`` (on the target in month k,
-``k >= X``) is non-decreasing:
+``k >= X``) is non-decreasing (continuous here; the search makes every move whole, in one
+month: ``placement.horizon.solve``):
 
 .. math:: y_{j,k-1} \\le y_{j,k} \\le R_{G,k}, \\qquad y_{j,N} \\le x_{j,a}, \\qquad
     x_{j,a} - y_{j,N} \\le 1 - R_{G,N}, \\qquad x_{j,a} \\le y_{j,k_j}

@@ -36,13 +36,16 @@ Objective: the horizon's cost,
 
 .. math:: \\sum_m \\Big[\\sum_a c_a \\sum_t w_t (D_{a,m,t} - \\mathit{cov}_{a,m,t})
     + \\sum_q P_q \\mathit{held}^{bought}_{q,m} + C^{owned}_m\\Big]
-    + \\sum_q P_q \\sum_m z_{q,m} \\max(0, m + T_q - 1 - N)
+    + \\sum_{q \\notin Q^{run}} P_q \\sum_m z_{q,m} \\max(0, m + T_q - 1 - N)
     + \\sum_{f,s} E_s P_{f,s,N+1} + \\sum_s G_s A_{s,N+1} + K \\cdot \\text{moves}
 
-Every payment a commitment bought in the horizon binds the team to counts, also those after
-its end (a contract is signed whole); one-offs count in full, once. Not modelled over a
-horizon (the steady-state plan models them): reservation units' replica-size limits,
-short-work concurrency and flexible placement within the week.
+A commitment bought in the horizon counts every payment inside it. Its payments after the last
+month count too (a contract is signed whole) unless a workload it could cover runs on after the
+horizon (no ``end_month``, or a later one): then the team uses it after the horizon, and those
+payments are reported (``after_horizon``) but not charged, so that where the horizon ends does
+not decide what is bought inside it. One-offs count in full, once. Not modelled over a horizon
+(the steady-state plan models them): reservation units' replica-size limits, short-work
+concurrency and flexible placement within the week.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ from placement.horizon.timeline import (
     month_factors,
     month_of_week,
     months_for,
+    outlives,
     start_months,
 )
 from placement.models.catalog import Catalog
@@ -108,6 +112,7 @@ def build_horizon_model(
         months=months,
         rows=rows,
         factors=month_factors(workloads, months),
+        outlives=outlives(workloads, months),
         interim=interim,
         book=commitment_book(catalog),
         grid=slice_grid(catalog),
@@ -383,7 +388,8 @@ def _held(
 
 
 def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None:
-    """Each month's cost by component, the payments after the horizon, and the objective."""
+    """Each month's cost by component, the commitment payments that fall after the horizon
+    (charged only where their workloads end within it), and the objective."""
     rates = on_demand_rates(catalog)
     hours = model.grid.hours
     month_hours = catalog.economics.hours_per_month.value
@@ -395,11 +401,20 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
     for (acc, m, t), cover in model.covered.items():
         monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rates[acc] * float(hours[t]))
     products = [
-        (q.key, q.pricing, model.units, q.unit_monthly_usd) for q in model.book.reservations
-    ] + [(p.key, p.pricing, model.plan_usd, month_hours) for p in model.book.savings_plans]
-    for key, pricing, bought, price in products:
-        # Owned ones cost what they cost while they last; bought ones while held, and every
-        # payment after the horizon their term binds the team to.
+        (q.key, q.pricing, model.units, q.unit_monthly_usd, [q.accelerator])
+        for q in model.book.reservations
+    ] + [
+        (p.key, p.pricing, model.plan_usd, month_hours, list(p.rates))
+        for p in model.book.savings_plans
+    ]
+    for key, pricing, bought, price, accelerators in products:
+        # Owned ones cost what they cost while they last; bought ones while held within the
+        # horizon. The payments a term binds the team to after the last month are recorded
+        # (``after_horizon``); they are charged only where no workload the product could cover
+        # runs on after the horizon (it would lie idle then). Where workloads run on, they use it
+        # after the horizon, and charging those payments would let where the horizon ends
+        # decide purchases inside it.
+        charged_after = not runs_on(model, accelerators)
         term = int(catalog.pricing_options[pricing].term_months or 1)
         for m in range(1, N + 1):
             monthly[m - 1]["commitments_usd"].constant += owned_in_month(model.book, key, m)[1]
@@ -409,6 +424,8 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
             beyond = max(0, m + term - 1 - N)
             if beyond:
                 model.after_horizon.addInPlace(bought[(key, m)], price * beyond)
+                if charged_after:
+                    model.after_horizon_charged.addInPlace(bought[(key, m)], price * beyond)
     # One-offs in the month they start: a port done by month k started in k - d.
     for (f, s), d in model.port_months.items():
         cost = porting_one_off_usd(catalog, s)
@@ -440,8 +457,15 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
     for month in monthly:
         for expr in month.values():
             objective.addInPlace(expr)
-    objective.addInPlace(model.after_horizon)
+    objective.addInPlace(model.after_horizon_charged)
     model.problem.setObjective(objective)
+
+
+def runs_on(model: HorizonModel, accelerators: list[str]) -> bool:
+    """Whether a workload that may run on one of ``accelerators`` runs on after the horizon
+    (so a commitment there is used after it too)."""
+    rows = model.rows[model.rows["accelerator"].isin(accelerators)]
+    return bool(model.outlives[rows["workload"].to_numpy(dtype=int)].any())
 
 
 def _add_step(into: pulp.LpAffineExpression, now: Ready, before: Ready, cost: float) -> None:

@@ -29,6 +29,7 @@ class HorizonModel:
     months: int
     rows: pd.DataFrame  # the model's (workload, accelerator) rows, with group keys
     factors: np.ndarray  # phi[j, m-1]
+    outlives: np.ndarray  # whether workload j runs on after month N
     interim: dict[int, str]
     book: CommitmentBook
     grid: SliceGrid
@@ -48,7 +49,9 @@ class HorizonModel:
     units: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     plan_usd: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     monthly: list[dict[str, pulp.LpAffineExpression]] = field(default_factory=list)
+    # Commitment payments after the last month: all of them, and those charged (see add_costs).
     after_horizon: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
+    after_horizon_charged: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     in_use: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
     covered: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
 

@@ -166,8 +166,8 @@ def build_roadmap(
     N = model.months
     values = month_values(model)
     plan_after = float(pulp_value(model.after_horizon))
+    charged_after = float(pulp_value(model.after_horizon_charged))
     stay_values = month_values(stay) if stay is not None else None
-    stay_after = float(pulp_value(stay.after_horizon)) if stay is not None else None
     placed = roadmap_workloads(model, workloads)
     steps = roadmap_steps(model, catalog)
     purchases = roadmap_purchases(model, catalog)
@@ -232,17 +232,22 @@ def build_roadmap(
                 commitments_expiring=_expiring(model.book, purchases, m),
             )
         )
-    total = round(sum(month.cost_usd for month in months) + plan_after, 2)
+    total = round(sum(month.cost_usd for month in months) + charged_after, 2)
     stay_total = (
         None
-        if stay_values is None or stay_after is None
-        else round(sum(sum(v.values()) for v in stay_values) + stay_after, 2)
+        if stay is None or stay_values is None
+        else round(
+            sum(sum(v.values()) for v in stay_values)
+            + float(pulp_value(stay.after_horizon_charged)),
+            2,
+        )
     )
     return Roadmap(
         horizon_months=N,
         total_usd=total,
         objective_monthly_usd=round(total / N, 2),
         after_horizon_usd=round(plan_after, 2),
+        after_horizon_charged_usd=round(charged_after, 2),
         stay_total_usd=stay_total,
         payback_month=_payback(months),
         first_year_net_usd=_first_year(months),

@@ -53,6 +53,14 @@ def month_factors(workloads: pd.DataFrame, horizon: int) -> np.ndarray:
     return np.where(active, (1.0 + growth[:, None]) ** elapsed, 0.0)
 
 
+def outlives(workloads: pd.DataFrame, horizon: int) -> np.ndarray:
+    """Whether each workload still runs after the horizon's last month (no ``end_month``, or
+    one after it, and started by then)."""
+    start = _column(workloads, "start_month", 1.0)
+    end = _column(workloads, "end_month", math.inf)
+    return (end > horizon) & (start <= horizon)
+
+
 def start_months(workloads: pd.DataFrame) -> np.ndarray:
     """Each workload's first month (1 where not given)."""
     return _column(workloads, "start_month", 1.0).astype(int)

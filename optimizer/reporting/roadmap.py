@@ -29,7 +29,8 @@ def roadmap_summary(roadmap: Roadmap) -> list[tuple[str, str]]:
     return [
         ("horizon", f"{roadmap.horizon_months} months"),
         ("total over the horizon", "$" + _usd(roadmap.total_usd)),
-        ("  paid after it (commitments)", "$" + _usd(roadmap.after_horizon_usd)),
+        ("  commitments paid after it", "$" + _usd(roadmap.after_horizon_usd)),
+        ("    of which charged (workloads end)", "$" + _usd(roadmap.after_horizon_charged_usd)),
         ("staying where the team is", "$" + _usd(roadmap.stay_total_usd)),
         ("payback", payback),
         ("first-year net", "$" + _usd(roadmap.first_year_net_usd)),
