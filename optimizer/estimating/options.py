@@ -227,10 +227,8 @@ def accelerator_estimates(
     train_speed = by_class(
         acc.training_throughput_vs_reference, attrs["model_class"], attrs["active_params_b"], None
     )
-    # Continuous batching (what the serving efficiency discounts) serves online traffic only;
-    # offline batch inference runs in static batches at the benchmark's throughput.
-    infer_speed = acc.inference_throughput_vs_reference.value * np.where(
-        online, acc.inference_serving_efficiency.value, 1.0
+    infer_speed = (
+        acc.inference_throughput_vs_reference.value * acc.inference_serving_efficiency.value
     )
     speed = np.where(inference, infer_speed, train_speed) * factor
     work_chip_hours = attrs["reference_chip_hours"].to_numpy() / speed
