@@ -23,6 +23,9 @@ MONTHS = 12
 SIZE = 120
 SEED = 23  # not the benchmark's: a case kept apart from the figures in docs/performance.md
 TIGHT_GAP = 1e-6
+WHOLE_MOVES_COST = 5e-3
+"""What making the moves whole may add above the whole MILP, where moves in parts are allowed
+(on this case 0.07-0.10%): a sanity bound, not a proof; the plan's own gap is the proof."""
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +76,7 @@ def test_the_roadmap_is_within_the_gap_of_the_whole_milps_optimum(
     assert found is not None
     # The whole MILP (moves in parts allowed) bounds the whole-move roadmap from below; this
     # one moves a workload in parts at its optimum, so making it whole costs a little more.
-    assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + DEFAULT_GAP)
+    assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + WHOLE_MOVES_COST)
     # The gap reported is the distance from the relaxation's bound, and the roadmap is called
     # optimal exactly when that is within the gap asked.
     assert "relaxation" in result.solve.termination
@@ -99,7 +102,7 @@ def test_without_the_proof_the_whole_milp_is_solved_from_the_rounded_roadmap(
     found = result.solve.objective
     assert found is not None
     assert "optimal within the gap of the LP relaxation" not in result.solve.termination
-    assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + DEFAULT_GAP)
+    assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + WHOLE_MOVES_COST)
 
 
 def test_under_one_engineer_the_rounded_ports_are_queued(
