@@ -7,7 +7,9 @@ from typing import Any
 
 import pytest
 
+from placement.analysing.checks import check_plan
 from placement.horizon.checks import check_roadmap
+from placement.horizon.releases import catalog_in
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan, Roadmap
 from placement.pipeline import PlanResult, plan
@@ -47,6 +49,9 @@ def run(rows: list[dict[str, Any]], catalog: Catalog, months: int | None) -> Pla
     result = plan(inventory, catalog, horizon=months)
     if months is not None:
         assert check_roadmap(result.plan, result.inventory.workloads, catalog) == []
+    # The end state runs on the SDK of the horizon's last month.
+    end = catalog if months is None else catalog_in(catalog, months)
+    assert check_plan(result.plan, result.inventory.workloads, end) == []
     return result
 
 
@@ -359,3 +364,21 @@ def test_capacity_does_not_lapse_because_the_horizon_ends() -> None:
     assert road.after_horizon_charged_usd == 0
     assert road.total_usd == pytest.approx(12 * unit)
     assert result.plan.objective_monthly_usd == pytest.approx(unit)
+
+
+def test_check_plan_reads_a_roadmaps_breakdown_from_its_months() -> None:
+    # A roadmap's breakdown is the horizon's monthly average of its months' components; its
+    # assignments and commitments are the end state's. check_plan holds it to the months.
+    catalog = horizon_catalog(reservations=True)
+    result = run([workload("job", h100_gpu_hours=730, pinned_accelerator="h100")], catalog, 6)
+    road = roadmap_of(result)
+    breakdown = result.plan.cost_breakdown
+    assert breakdown.reserved_usd == pytest.approx(
+        (sum(m.commitments_usd for m in road.months) + road.after_horizon_charged_usd) / 6,
+        abs=0.01,
+    )
+    wrong = result.plan.model_copy(
+        update={"cost_breakdown": breakdown.model_copy(update={"on_demand_usd": 100.0})}
+    )
+    problems = check_plan(wrong, result.inventory.workloads, catalog)
+    assert any("on_demand_usd is 100.0" in p for p in problems)

@@ -75,7 +75,11 @@ def in_use_today(
 
 
 def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[str]:
-    """Every violated constraint or inconsistent figure, as sentences (empty when all hold)."""
+    """Every violated constraint or inconsistent figure, as sentences (empty when all hold).
+
+    A roadmap's plan (``plan --horizon N``) is its end state with the horizon's costs: its
+    assignments are checked against ``catalog`` as in force in the horizon's last month, and
+    its breakdown against the roadmap's months (``check_roadmap`` checks the months)."""
     problems: list[str] = []
     by_id = workloads.set_index("id", drop=False)
     placed = [a.workload_id for a in plan.assignments]
@@ -185,6 +189,34 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
 
     # Costs: the breakdown from the plan's items, and the total.
     cb = plan.cost_breakdown
+    if plan.roadmap is not None:
+        problems.extend(_roadmap_breakdown_problems(plan))
+    else:
+        problems.extend(_breakdown_problems(plan, catalog, by_id, months))
+    if plan.objective_monthly_usd is not None and not _close(
+        plan.objective_monthly_usd, cb.total_usd, 0.05
+    ):
+        problems.append(
+            f"objective: {plan.objective_monthly_usd} != breakdown total {cb.total_usd:.2f}"
+        )
+    if plan.objective_monthly_usd is not None and math.isnan(plan.objective_monthly_usd):
+        problems.append("objective: NaN")
+    if plan.objective_monthly_usd is not None and plan.assignments:
+        shown = round(sum(a.showback_monthly_usd or 0.0 for a in plan.assignments), 2)
+        if abs(shown - plan.objective_monthly_usd) > 0.005:
+            problems.append(
+                f"showback: shares add to {shown} != total {plan.objective_monthly_usd}"
+            )
+    return problems
+
+
+def _breakdown_problems(
+    plan: Plan, catalog: Catalog, by_id: pd.DataFrame, months: float
+) -> list[str]:
+    """The steady state's breakdown from the plan's items: on demand from each assignment's
+    coverage, commitments, and the one-offs amortized."""
+    problems = []
+    cb = plan.cost_breakdown
     on_demand = sum(
         h * covered_rate(catalog, option, a.accelerator)
         for a in plan.assignments
@@ -213,19 +245,39 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
     ):
         if not _close(expected, got, 0.01 * n + TOLERANCE_USD):
             problems.append(f"cost breakdown: {label} is {got} but its items add to {expected:.2f}")
-    if plan.objective_monthly_usd is not None and not _close(
-        plan.objective_monthly_usd, cb.total_usd, 0.05
+    return problems
+
+
+def _roadmap_breakdown_problems(plan: Plan) -> list[str]:
+    """A roadmap's breakdown is the horizon's monthly average of its months' components (its
+    assignments and commitments describe the end state, not what the horizon paid)."""
+    assert plan.roadmap is not None
+    roadmap, cb = plan.roadmap, plan.cost_breakdown
+    n = roadmap.horizon_months
+    months = roadmap.months
+    problems = []
+    for label, expected, got in (
+        ("on_demand_usd", sum(m.on_demand_usd for m in months) / n, cb.on_demand_usd),
+        (
+            "reserved_usd",
+            (sum(m.commitments_usd for m in months) + roadmap.after_horizon_charged_usd) / n,
+            cb.reserved_usd,
+        ),
+        ("porting_amortized_usd", sum(m.porting_usd for m in months) / n, cb.porting_amortized_usd),
+        (
+            "migration_amortized_usd",
+            sum(m.migration_usd for m in months) / n,
+            cb.migration_amortized_usd,
+        ),
+        (
+            "switching_amortized_usd",
+            sum(m.switching_usd for m in months) / n,
+            cb.switching_amortized_usd,
+        ),
     ):
-        problems.append(
-            f"objective: {plan.objective_monthly_usd} != breakdown total {cb.total_usd:.2f}"
-        )
-    if plan.objective_monthly_usd is not None and math.isnan(plan.objective_monthly_usd):
-        problems.append("objective: NaN")
-    if plan.objective_monthly_usd is not None and plan.assignments:
-        shown = round(sum(a.showback_monthly_usd or 0.0 for a in plan.assignments), 2)
-        if abs(shown - plan.objective_monthly_usd) > 0.005:
+        if not _close(expected, got, 0.01 + TOLERANCE_USD):
             problems.append(
-                f"showback: shares add to {shown} != total {plan.objective_monthly_usd}"
+                f"cost breakdown: {label} is {got} but the roadmap's months average {expected:.2f}"
             )
     return problems
 
