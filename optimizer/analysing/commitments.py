@@ -37,19 +37,26 @@ def _accelerator_hours(solution: Solution) -> dict[str, float]:
 
 
 @dataclass(frozen=True)
+class _Use:
+    """What one commitment covers a month: chip-hours, at its rates, and at on-demand rates."""
+
+    chip_hours: float
+    usd: float
+    on_demand_usd: float
+
+    def scaled(self, share: float) -> _Use:
+        return _Use(self.chip_hours * share, self.usd * share, self.on_demand_usd * share)
+
+
+@dataclass(frozen=True)
 class _Split:
-    """A product's size and use, owned part first in every slice: sizes in chip-hours
-    (reservations) or USD a month (savings plans); use in chip-hours, at the product's rates
-    (USD), and at on-demand rates (USD, what the covered chip-hours would cost without it)."""
+    """A product's size, owned part and bought part (chip-hours for reservations, USD a month
+    for savings plans), and what each part covers, owned first in every slice."""
 
     owned_size: float
     bought_size: float
-    used_owned: float
-    used_bought: float
-    used_owned_usd: float
-    used_bought_usd: float
-    on_demand_owned_usd: float
-    on_demand_bought_usd: float
+    owned: _Use
+    bought: _Use
 
 
 def _slice_use(p: Any, solution: Solution) -> list[tuple[float, dict[str, float]]]:
@@ -94,16 +101,7 @@ def _split(p: Any, solution: Solution, catalog: Catalog, hours: float) -> _Split
                 used[part][0] += chip_hours
                 used[part][1] += chip_hours * rate[a]
                 used[part][2] += chip_hours * on_demand[a]
-    return _Split(
-        owned_size,
-        bought_size,
-        used["owned"][0],
-        used["bought"][0],
-        used["owned"][1],
-        used["bought"][1],
-        used["owned"][2],
-        used["bought"][2],
-    )
+    return _Split(owned_size, bought_size, _Use(*used["owned"]), _Use(*used["bought"]))
 
 
 def _break_even(p: Any, catalog: Catalog, used_usd: float, on_demand_usd: float) -> float:
@@ -149,11 +147,7 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
                     entry.months_left,
                     entry.monthly_usd,
                     size if reservation else None,
-                    _Use(
-                        split.used_owned * share,
-                        split.used_owned_usd * share,
-                        split.on_demand_owned_usd * share,
-                    ),
+                    split.owned.scaled(share),
                     covers,
                 )
             )
@@ -168,20 +162,11 @@ def commitments(solution: Solution, catalog: Catalog) -> list[Commitment]:
                     None,
                     float(p.bought_monthly_usd),
                     split.bought_size if reservation else None,
-                    _Use(split.used_bought, split.used_bought_usd, split.on_demand_bought_usd),
+                    split.bought,
                     covers,
                 )
             )
     return out
-
-
-@dataclass(frozen=True)
-class _Use:
-    """What one commitment covers a month: chip-hours, at its rates, and at on-demand rates."""
-
-    chip_hours: float
-    usd: float
-    on_demand_usd: float
 
 
 def _commitment(
@@ -226,7 +211,7 @@ def reserved_purchases(solution: Solution, catalog: Catalog) -> list[ReservedPur
         if c.kind != "reserved" or not c.units_bought:
             continue
         split = _split(c, solution, catalog, hours)
-        capacity, used = split.bought_size, split.used_bought
+        capacity, used = split.bought_size, split.bought.chip_hours
         out.append(
             ReservedPurchase(
                 accelerator=str(c.accelerator),
@@ -239,7 +224,7 @@ def reserved_purchases(solution: Solution, catalog: Catalog) -> list[ReservedPur
                 used_chip_hours=round(used, 3),
                 utilization=round(_share(used, capacity), 4),
                 break_even_utilization=round(
-                    _break_even(c, catalog, split.used_bought_usd, split.on_demand_bought_usd), 4
+                    _break_even(c, catalog, split.bought.usd, split.bought.on_demand_usd), 4
                 ),
             )
         )

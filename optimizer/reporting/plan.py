@@ -70,7 +70,7 @@ def missing(value: object) -> bool:
 
 def usd(value: float | None) -> str:
     """``$1,234``; ``n/a`` for a figure that does not exist (a baseline with no plan)."""
-    if value is None or missing(value):
+    if value is None or missing(value):  # None narrows the type for mypy
         return "n/a"
     rounded = round(value)
     return f"-${-rounded:,}" if rounded < 0 else f"${rounded:,}"

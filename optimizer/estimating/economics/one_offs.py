@@ -44,9 +44,8 @@ def move_one_off_usd(catalog: Catalog, current: object, accelerator: str) -> flo
 def switching_usd(workloads: pd.DataFrame, catalog: Catalog, accelerator: str) -> np.ndarray:
     """The one-off cost of each workload running on ``accelerator``: the catalog's switching
     cost where it runs elsewhere today, nothing where it runs there or nowhere yet."""
-    price = catalog.economics.switching_usd_per_workload
-    if price is None or "current_accelerator" not in workloads:
+    if "current_accelerator" not in workloads:
         return np.zeros(len(workloads))
     current = workloads["current_accelerator"]
     moves = current.notna() & current.ne(accelerator)
-    return np.where(moves.to_numpy(), price.value, 0.0)
+    return np.where(moves.to_numpy(), switching_one_off_usd(catalog), 0.0)
