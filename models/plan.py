@@ -189,6 +189,14 @@ class SliceUse(_Out):
     work_chips: float
     flexible_chips: float = Field(description="Of the work: placed here by the optimizer.")
     committed_chips: float
+    steady_committed_chips: float = Field(
+        default=0.0,
+        description=(
+            "Of the committed chips: those covering serving and work that runs all the hours "
+            "its profile offers. What is left of the commitments, net of these, is what a "
+            "part-month job can have covered while it runs."
+        ),
+    )
     on_demand_chips: float
     covered_by: dict[str, float] = Field(
         default_factory=dict, description="Chips covered, by commitment product."
@@ -368,7 +376,7 @@ class Roadmap(_Out):
     purchases: list[RoadmapPurchase]
 
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -376,7 +384,8 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 (``current_accelerator``, ``switching_one_off_usd`` per assignment), ``moves``,
 ``switching_amortized_usd``, ``run.horizon_months`` and ``roadmap``; 1.6
 ``roadmap.after_horizon_charged_usd``, ``break_even_utilization`` and
-``net_saving_monthly_usd`` per commitment (utilisation counted owned first slice by slice)."""
+``net_saving_monthly_usd`` per commitment (utilisation counted owned first slice by slice);
+1.7 ``steady_committed_chips`` per slice (part-month work is covered net of it)."""
 
 
 class InputInfo(_Out):

@@ -177,8 +177,13 @@ class TestThirdAcceleratorAndTerm:
         assert result.plan.migrations == []
         [pool] = result.plan.reserved_purchases
         assert (pool.accelerator, pool.pricing, pool.units) == ("h200", "reserved_3yr", 1)
-        # One 8-chip unit: 8 x 730 x 0.95 = 5548 chip-h >= 2920 + 2000.
-        assert result.plan.objective_monthly_usd == pytest.approx(8 * 730 * 5 * 0.4)
+        # One 8-chip unit holds 8 x 0.95 = 7.6 chips: the chat's 4 all month, and 3.6 free
+        # while the sft's 4 chips run (2,000 chip-hours in 500 h): 1,800 of them covered, 200
+        # on demand at $5.
+        [sft] = [a for a in result.plan.assignments if a.workload_id == "sft"]
+        assert (sft.chips, sft.run_hours) == (4, 500)
+        assert sft.coverage == pytest.approx({"reserved_3yr": 1800, "on_demand": 200})
+        assert result.plan.objective_monthly_usd == pytest.approx(8 * 730 * 5 * 0.4 + 200 * 5)
 
     def test_a_trainium3_shares_the_neuron_port(self) -> None:
         def add_trn3(data: dict[str, Any]) -> None:

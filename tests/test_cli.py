@@ -327,8 +327,9 @@ def test_set_override_prohibitive_migration_keeps_everything_off_trn2(
     data = json.loads(result.stdout)
     assert {a["accelerator"] for a in data["assignments"]} == {"h100"}
     assert data["migrations"] == [] and data["ported_families"] == []
+    # The same model restricted to H100: equal within the gap both are solved to (0.1%).
     assert data["objective_monthly_usd"] == pytest.approx(
-        data["baselines"]["all_h100_optimal_usd"], abs=0.05
+        data["baselines"]["all_h100_optimal_usd"], rel=1e-3
     )
     # The default plan uses trn2: the override is what changed it.
     assert "trn2" in {a["accelerator"] for a in sample_plan_json["assignments"]}

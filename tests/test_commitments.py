@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from placement.analysing.checks import check_plan
 from placement.estimating import estimate
+from placement.estimating.economics.rates import on_demand_rate
 from placement.formulating.build import build_model
 from placement.models.catalog import Catalog
 from placement.pipeline import plan
@@ -421,3 +423,73 @@ def test_utilisation_is_counted_owned_first_slice_by_slice() -> None:
     [purchase] = result.plan.reserved_purchases
     assert purchase.utilization == pytest.approx(2 / 3, abs=1e-3)
     assert purchase.break_even_utilization == pytest.approx(0.6)
+
+
+def test_a_part_month_job_is_covered_only_by_what_steady_work_leaves_free() -> None:
+    # Two owned 8-GPU units (16 GPUs), nothing else worth buying. A chat service holds 8 GPUs
+    # around the clock; a 70B fine-tune holds 24 GPUs for 125 hours (3,000 GPU-hours). While
+    # it runs only 16 - 8 = 8 owned GPUs are free: 125 x 8 = 1,000 of its GPU-hours are
+    # covered, 2,000 paid on demand. Total: 16 x 730 x $2.40 owned + 2,000 x $4 = $36,032.
+    # (Bounded by everything held, 16 GPUs, the job looked two-thirds covered: $32,032.)
+    rows = [_service("chat", 8), _training("ft", 70, 3000, pinned_accelerator="h100")]
+    result = run_plan(rows, _catalog(_owning(2), _no_savings_plan))
+    job = next(a for a in result.plan.assignments if a.workload_id == "ft")
+    assert (job.chips, job.run_hours) == (24, pytest.approx(125.0))
+    assert job.coverage == {
+        "reserved_1yr": pytest.approx(1000.0, abs=0.01),
+        "on_demand": pytest.approx(2000.0, abs=0.01),
+    }
+    owned = 16 * HOURS * H100_USD * (1 - RESERVED)
+    assert result.plan.objective_monthly_usd == pytest.approx(owned + 2000 * H100_USD, abs=0.05)
+    assert [(c.units, c.owned) for c in result.plan.commitments] == [(2, True)]
+    # The steady cover each slice reports is the chat's 8 GPUs.
+    assert {s.steady_committed_chips for s in result.plan.slices} == {8.0}
+
+
+def test_the_check_refuses_a_part_month_job_covered_by_chips_steady_work_holds() -> None:
+    rows = [_service("chat", 8), _training("ft", 70, 3000, pinned_accelerator="h100")]
+    result = run_plan(rows, _catalog(_owning(2), _no_savings_plan))
+    plan = result.plan.model_copy(deep=True)
+    job = next(a for a in plan.assignments if a.workload_id == "ft")
+    # Claim what the bound on everything held would give: 125 h x 16 GPUs.
+    job.coverage = {"reserved_1yr": 2000.0, "on_demand": 1000.0}
+    problems = check_plan(plan, result.estimates.workloads, result.catalog)
+    assert any(p.startswith("concurrency: ft:") and "8.0 chips free" in p for p in problems)
+
+
+def test_a_savings_plan_is_free_for_a_gang_only_net_of_what_other_accelerators_spend() -> None:
+    # An owned savings plan of $22.40/h and nothing more to buy. A chat on 4 H100 spends
+    # $11.20/h of it (4 x $2.80) in every hour. A 405B pre-training on Trainium2 holds 256 chips
+    # for 62.5 hours: while it runs $11.20/h is free, 11.20 / (0.7 x $0.41) = 39.0 chips of it,
+    # so 62.5 x 11.20 / 0.7 = $1,000 of its on-demand bill is saved. (Taking the chat's share
+    # instead saves the same per dollar.) Total: 22.40 x 730 + 16,000 x $0.41 - $1,000 =
+    # $21,912. Bounded by the whole plan (78 chips) it looked $1,000 cheaper.
+    usd_per_hour = 8 * H100_USD * 0.7
+
+    def owned_plan_only(data: dict[str, Any]) -> None:
+        del data["pricing_options"]["reserved_1yr"]
+        data["pricing_options"]["savings_plan_1yr"]["max_usd_per_hour"] = 0
+        data["platforms"]["neuron"]["adopted"] = True
+        data["owned_commitments"] = [
+            {
+                "pricing": "savings_plan_1yr",
+                "usd_per_hour": usd_per_hour,
+                "months_left": 6,
+                "source": "test: bought last year",
+            }
+        ]
+
+    catalog = _catalog(owned_plan_only)
+    rows = [
+        _service("chat", 4),
+        _training("pretrain", 405, 3000, neuron_ready=True, pinned_accelerator="trn2"),
+    ]
+    result = run_plan(rows, catalog)
+    job = next(a for a in result.plan.assignments if a.workload_id == "pretrain")
+    assert (job.chips, job.run_hours, job.chip_hours) == (256, 62.5, 16000)
+    trn2_usd = on_demand_rate(catalog, "trn2")
+    assert trn2_usd == pytest.approx(0.41)
+    saved = 62.5 * (usd_per_hour / 2) / 0.7
+    assert result.plan.objective_monthly_usd == pytest.approx(
+        usd_per_hour * HOURS + 16000 * trn2_usd - saved, abs=0.05
+    )

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from placement.estimating.economics.commitments import reservation_key
+from placement.estimating.economics.commitments import commitment_book, reservation_key
 from placement.estimating.economics.one_offs import move_one_off_usd
 from placement.estimating.economics.rates import covered_rate
+from placement.estimating.profiles import offered_hours
+from placement.formulating.model import SHORT_WORK_SLACK
 from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, OptionEvaluation, Plan
 
@@ -431,6 +434,112 @@ def _plan_usd_per_hour(plan: Plan) -> dict[str, float]:
     return usd
 
 
+def _short_work_problems(plan: Plan, catalog: Catalog) -> list[str]:
+    """A job's chips run together: part-month work is covered by at most what commitments hold
+    free while it runs. Per accelerator and slice, free for class ``c`` is what is held for the
+    class less the steady cover past what narrower units hold, and less what savings plans
+    spend on other accelerators then; a job running ``r`` hours spread like its profile can
+    have at most ``r sum_t s_t max(0, F_t)`` chip-hours covered. The steady cover the plan
+    reports per slice adds up to what its serving and full-time work are covered."""
+    problems: list[str] = []
+    if not plan.slices:
+        return problems
+    slice_hours, levels = _profile_shapes(plan, catalog)
+    names = list(slice_hours)
+    hours = np.array([slice_hours[n] for n in names])
+    book = commitment_book(catalog)
+    specs = catalog.profiles()
+    offered = offered_hours(catalog)
+    held_units: dict[str, float] = {}
+    plan_usd: dict[str, float] = {}
+    for c in plan.commitments:
+        if c.kind == "reserved" and c.accelerator is not None and c.unit_chips is not None:
+            key = reservation_key(c.pricing, c.accelerator, c.unit_chips)
+            held_units[key] = held_units.get(key, 0.0) + (c.units or 0)
+        elif c.kind == "savings_plan":
+            plan_usd[c.pricing] = plan_usd.get(c.pricing, 0.0) + (c.usd_per_hour or 0.0)
+    steady = {(s.accelerator, names.index(s.slice)): s.steady_committed_chips for s in plan.slices}
+    spend: dict[tuple[str, str, int], float] = {}  # (plan, accelerator, slice) -> USD per hour
+    for s in plan.slices:
+        t = names.index(s.slice)
+        for product, chips in s.covered_by.items():
+            if product in plan_usd:
+                rate = covered_rate(catalog, product, s.accelerator)
+                spend[(product, s.accelerator, t)] = chips * rate
+        if s.steady_committed_chips > s.committed_chips + 1e-3:
+            problems.append(f"slice {s.accelerator} {s.slice}: steady cover > committed chips")
+
+    def kind(a: Assignment) -> str:
+        """steady, short, or either: run_hours is rounded to 3 decimals, so work within
+        rounding of the model's threshold may have been counted either way."""
+        if a.run_hours is None:
+            return "steady"
+        threshold = offered[str(a.load_profile)] * (1 - SHORT_WORK_SLACK)
+        if a.run_hours < threshold - 5e-4:
+            return "short"
+        return "steady" if a.run_hours > threshold + 5e-4 else "either"
+
+    def committed_of(a: Assignment) -> float:
+        return sum(
+            h for k, h in a.coverage.items() if catalog.pricing_options[k].kind != "on_demand"
+        )
+
+    claimed: dict[tuple[str, str], float] = {}
+    for a in plan.assignments:
+        by = (a.accelerator, kind(a))
+        claimed[by] = claimed.get(by, 0.0) + committed_of(a)
+    for acc in sorted({s.accelerator for s in plan.slices}):
+        reported = sum(hours[t] * steady.get((acc, t), 0.0) for t in range(len(names)))
+        low = claimed.get((acc, "steady"), 0.0)
+        high = low + claimed.get((acc, "either"), 0.0)
+        if not low - 0.05 - 1e-4 * low <= reported <= high + 0.05 + 1e-4 * high:
+            problems.append(
+                f"concurrency: {acc}: slices report {reported:.1f} chip-hours of steady cover, "
+                f"its serving and full-time work claim {low:.1f}"
+            )
+
+    def free(acc: str, cls: float) -> np.ndarray:
+        held, narrow = 0.0, 0.0
+        for q in book.on(acc):
+            chips = held_units.get(q.key, 0.0) * q.unit_capacity_chips
+            if (q.max_replica_chips or math.inf) >= cls:
+                held += chips
+            else:
+                narrow += chips
+        out = np.zeros(len(names))
+        for sp in book.plans_for(acc):
+            usd = plan_usd.get(sp.pricing, 0.0)
+            if usd <= 0:
+                continue
+            for t in range(len(names)):
+                elsewhere = sum(
+                    v for (p, a, u), v in spend.items() if p == sp.pricing and a != acc and u == t
+                )
+                out[t] += (usd - elsewhere) / sp.rates[acc]
+        for t in range(len(names)):
+            out[t] += held - max(0.0, steady.get((acc, t), 0.0) - narrow)
+        return np.maximum(out, 0.0)
+
+    for a in plan.assignments:
+        if kind(a) != "short":
+            continue
+        assert a.run_hours is not None
+        committed = committed_of(a)
+        if committed <= 0.01:
+            continue
+        g = np.asarray(levels[str(a.load_profile)], dtype=float)
+        runs = (g > 0).astype(float) if specs[str(a.load_profile)].placement == "flexible" else g
+        share = hours * runs / float(hours @ runs)
+        cls = book.class_of(a.accelerator, a.replica_chips or a.chips)
+        bound = a.run_hours * float(share @ free(a.accelerator, cls))
+        if committed > bound + 0.05 + 1e-5 * committed:
+            problems.append(
+                f"concurrency: {a.workload_id}: {committed:.1f} committed chip-hours > "
+                f"{a.run_hours} h x {bound / a.run_hours:.1f} chips free while it runs"
+            )
+    return problems
+
+
 def _commitment_problems(plan: Plan, catalog: Catalog) -> list[str]:
     """Commitments: what they covered over the month matches the assignments' coverage; each
     workload's committed chip-hours fit in what was held while it ran; nothing bought beyond a
@@ -453,31 +562,7 @@ def _commitment_problems(plan: Plan, catalog: Catalog) -> list[str]:
         got, want = claimed.get(key, 0.0), by_option.get(key, 0.0)
         if abs(got - want) > 0.05 + 1e-5 * want:
             problems.append(f"coverage: {key}: workloads claim {got:.2f} of {want:.2f} chip-hours")
-    # A job's chips run together: it cannot use more commitment than exists while it runs.
-    held: dict[str, float] = {}
-    for c in plan.commitments:
-        if c.kind == "reserved" and c.accelerator is not None:
-            held[c.accelerator] = held.get(c.accelerator, 0.0) + (c.units or 0) * (
-                c.unit_chips or 0
-            )
-            continue
-        covered = catalog.pricing_options[c.pricing].accelerators or list(catalog.accelerators)
-        for acc in covered:
-            if c.kind == "savings_plan":
-                held[acc] = held.get(acc, 0.0) + (c.usd_per_hour or 0.0) / covered_rate(
-                    catalog, c.pricing, acc
-                )
-    for a in plan.assignments:
-        if a.run_hours is None:
-            continue
-        committed = sum(
-            h for k, h in a.coverage.items() if catalog.pricing_options[k].kind != "on_demand"
-        )
-        if committed > a.run_hours * held.get(a.accelerator, 0.0) + 0.01 + 1e-6 * committed:
-            problems.append(
-                f"concurrency: {a.workload_id}: {committed:.1f} committed chip-hours > "
-                f"{a.run_hours} h x {held.get(a.accelerator, 0.0):.1f} chips held"
-            )
+    problems += _short_work_problems(plan, catalog)
     for c in plan.commitments:
         if c.capacity_chip_hours is not None and c.used_chip_hours > c.capacity_chip_hours + 0.01:
             problems.append(f"commitment {c.pricing}: used beyond its capacity")

@@ -242,6 +242,7 @@ def slice_uses(solution: Solution) -> list[SliceUse]:
             work_chips=round(float(r.work_chips), 4),
             flexible_chips=round(float(r.flexible_chips), 4),
             committed_chips=round(float(r.committed_chips), 4),
+            steady_committed_chips=round(float(r.steady_committed_chips), 4),
             on_demand_chips=round(float(r.on_demand_chips), 4),
             covered_by={k: round(v, 4) for k, v in sorted(r.covered_by.items())},
             limit_chips=None if pd.isna(r.limit_chips) else int(r.limit_chips),

@@ -55,8 +55,8 @@ def _on(value: float | None) -> bool:
     return value is not None and value > 0.5
 
 
-def _value(var: pulp.LpVariable | pulp.LpAffineExpression) -> float:
-    value = pulp.value(var)
+def _value(var: pulp.LpVariable | pulp.LpAffineExpression | None) -> float:
+    value = None if var is None else pulp.value(var)
     return float(value) if value is not None else 0.0
 
 
@@ -103,7 +103,7 @@ def _slice_table(
             serving = sum(_value(v[t]) for (a, _), v in model.serving.items() if a == acc)
             work = sum(_value(v[t]) for (a, _), v in model.work.items() if a == acc)
             flexible = sum(
-                _value(v) for (a, _, _, s), v in model.flexible.items() if a == acc and s == t
+                _value(v) for (a, _, _, _, s), v in model.flexible.items() if a == acc and s == t
             )
             by_product = {
                 q.key: _value(model.reserved_cover[(q.key, t)])
@@ -114,6 +114,11 @@ def _slice_table(
                 if (plan.key, acc, t) in model.plan_cover:
                     by_product[plan.key] = _value(model.plan_cover[(plan.key, acc, t)])
             by_product = {k: v for k, v in by_product.items() if v > 1e-9}
+            steady = sum(
+                _value(model.serving_cover[(acc, c, t)]) + _value(model.work_cover[(acc, c, t)])
+                for a, c in model.serving
+                if a == acc
+            )
             supplied[(acc, t)] = by_product
             covered = sum(by_product.values())
             rows.append(
@@ -125,6 +130,7 @@ def _slice_table(
                     "work_chips": work,
                     "flexible_chips": flexible,
                     "committed_chips": covered,
+                    "steady_committed_chips": min(steady, covered),
                     "on_demand_chips": max(0.0, serving + work - covered),
                     "covered_by": by_product,
                     "limit_chips": catalog.accelerators[acc].max_chips,
@@ -138,6 +144,7 @@ def _slice_table(
         "work_chips",
         "flexible_chips",
         "committed_chips",
+        "steady_committed_chips",
         "on_demand_chips",
         "covered_by",
         "limit_chips",
@@ -159,7 +166,11 @@ def _class_shares(
     order = sorted(left, key=lambda key: limit.get(key, math.inf))
     shares: dict[float, dict[str, float]] = {}
     for c in sorted(c for a, c in model.serving if a == acc):
-        need = _value(model.serving_cover[(acc, c, t)]) + _value(model.work_cover[(acc, c, t)])
+        need = (
+            _value(model.serving_cover[(acc, c, t)])
+            + _value(model.work_cover[(acc, c, t)])
+            + _value(model.short_work_cover.get((acc, c, t)))
+        )
         shares[c] = {}
         for key in order:
             if need <= 1e-12:
@@ -200,8 +211,11 @@ def _attribute(
             omega = np.array(
                 [_value(model.work_cover[(acc, c, t)]) for t in range(len(grid.hours))]
             )
+            omega_short = np.array(
+                [_value(model.short_work_cover.get((acc, c, t))) for t in range(len(grid.hours))]
+            )
             demand = np.array([_value(model.serving[(acc, c)][t]) for t in range(len(grid.hours))])
-            total = sigma + omega
+            total = sigma + omega + omega_short
             keys = sorted({k for t in shares for k in shares[t].get(c, {})})
             mix = {
                 key: np.array(
@@ -225,31 +239,7 @@ def _attribute(
                     for w, amount in zip(workloads, held @ weights, strict=True):
                         out[(w, key)] += float(amount)
             if not work_rows.empty:
-                covered = grid.hours * omega
-                month = float(covered.sum())
-                if month <= 1e-9:
-                    continue
-                product_mix = {key: float(covered @ w) / month for key, w in mix.items()}
-                short = _short_cover(model, work_rows.index)
-                # kappa is only an upper bound the solver may leave slack in: never hand out
-                # more than the class's covered work.
-                claimed = sum(short.values())
-                if claimed > month:
-                    short = {oid: v * month / claimed for oid, v in short.items()}
-                rest = max(0.0, month - sum(short.values()))
-                long_rows = work_rows.drop([oid for oid in short])
-                long_hours = float(long_rows["chip_hours"].sum())
-                for oid, w, h in zip(
-                    work_rows.index, work_rows["workload"], work_rows["chip_hours"], strict=True
-                ):
-                    got = (
-                        short[oid]
-                        if oid in short
-                        else (rest * h / long_hours if long_hours else 0.0)
-                    )
-                    got = min(float(got), float(h))
-                    for key, share in product_mix.items():
-                        out[(int(w), key)] += got * share
+                _attribute_work(model, work_rows, omega, omega_short, mix, out)
     frame = pd.DataFrame(
         [{"workload": w, "product": k, "chip_hours": v} for (w, k), v in out.items() if v > 1e-9],
         columns=["workload", "product", "chip_hours"],
@@ -263,6 +253,49 @@ def _attribute(
         {"workload": rest.index, "product": ON_DEMAND, "chip_hours": rest.clip(lower=0).to_numpy()}
     )
     return pd.concat([frame, on_demand], ignore_index=True)
+
+
+def _attribute_work(
+    model: PlacementModel,
+    work_rows: pd.DataFrame,
+    omega: np.ndarray,
+    omega_short: np.ndarray,
+    mix: dict[str, np.ndarray],
+    out: dict[tuple[int, str], float],
+) -> None:
+    """Steady work shares its class's steady work cover by chip-hours; each short job gets its
+    own ``kappa`` (scaled down where the solver left slack past the short cover), each in the
+    product mix of the slices it was covered in."""
+    hours = model.grid.hours
+    short = _short_cover(model, work_rows.index)
+    month_short = float(hours @ omega_short)
+    claimed = sum(short.values())
+    if claimed > month_short:
+        # kappa is an upper bound the solver may leave slack in: hand out only what is covered.
+        short = {oid: v * month_short / claimed for oid, v in short.items()} if claimed else {}
+    month_steady = float(hours @ omega)
+    steady_hours = float(work_rows.drop(list(short))["chip_hours"].sum())
+    steady_mix = _product_mix(hours * omega, mix)
+    short_mix = _product_mix(hours * omega_short, mix)
+    for oid, w, h in zip(
+        work_rows.index, work_rows["workload"], work_rows["chip_hours"], strict=True
+    ):
+        if oid in short:
+            got, product_mix = short[oid], short_mix
+        else:
+            got = month_steady * h / steady_hours if steady_hours else 0.0
+            product_mix = steady_mix
+        got = min(float(got), float(h))
+        for key, share in product_mix.items():
+            out[(int(w), key)] += got * share
+
+
+def _product_mix(covered: np.ndarray, mix: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each product's share of chip-hours covered slice by slice (``covered`` per slice)."""
+    month = float(covered.sum())
+    if month <= 1e-9:
+        return {}
+    return {key: float(covered @ w) / month for key, w in mix.items()}
 
 
 def _short_cover(model: PlacementModel, rows: pd.Index) -> dict[int, float]:

@@ -18,7 +18,8 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
     costs.
 
     .. math:: \\min \\underbrace{\\sum_{(j,a)} c_a h_{j,a} x_{j,a}
-        - \\sum_{a,t} w_t c_a \\sum_c (\\sigma_{a,c,t} + \\omega_{a,c,t})}_{\\text{on demand}}
+        - \\sum_{a,t} w_t c_a \\sum_c (\\sigma_{a,c,t} + \\omega_{a,c,t}
+        + \\omega^S_{a,c,t})}_{\\text{on demand}}
         + \\underbrace{\\sum_q P_q z_q + \\sum_q H Z_q + C^{owned}}_{\\text{commitments}}
         + \\sum_{(f,s)} \\frac{w_s E}{M} \\mathit{port}_{f,s}
         + \\sum_s \\frac{G_s}{M} \\mathit{adopt}_s
@@ -38,7 +39,11 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
         (int(oid), rates[str(a)] * float(h))
         for oid, a, h in zip(opts.index, opts["accelerator"], opts["chip_hours"], strict=True)
     )
-    for (acc, _, t), var in [*model.serving_cover.items(), *model.work_cover.items()]:
+    for (acc, _, t), var in [
+        *model.serving_cover.items(),
+        *model.work_cover.items(),
+        *model.short_work_cover.items(),
+    ]:
         on_demand.addInPlace(var, -rates[acc] * float(model.grid.hours[t]))
     model.costs["on_demand_usd"] = on_demand
     commitments = pulp.LpAffineExpression()

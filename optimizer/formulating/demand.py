@@ -27,7 +27,8 @@ def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
         S^{var}_{a,k,c} = \\sum_j n_j (1 - b_j) x_{j,a}, \\quad
         D^S_{a,c}(t) = \\sum_k S^{base}_{a,k,c} + S^{var}_{a,k,c} g_k(t)
 
-    Work (chip-hours ``h_j``): a fixed profile spreads ``V_{a,k,c} = \\sum_j h_j x_{j,a}`` as
+    Work (chip-hours ``h_j``), short work (``D^{WS}``, see ``add_work_concurrency_constraints``)
+    aggregated apart from the rest: a fixed profile spreads ``V_{a,k,c} = \\sum_j h_j x_{j,a}`` as
     ``V g_k(t) / \\sum_t w_t g_k(t)``; a flexible one places it with ``\\phi_{a,k,c,t} \\ge 0``
     in the slices where ``g_k(t) > 0``, never more chips at once than its jobs hold together
     (``N_{a,k,c} = \\sum_j n_j x_{j,a}``):
@@ -40,15 +41,20 @@ def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
     n = model.names
     slices = range(len(grid.hours))
     opts = model.options
-    for (acc, profile, cls), group in opts.groupby(
-        ["accelerator", "load_profile", "eligibility"], sort=True
+    for (acc, profile, cls, is_short), group in opts.groupby(
+        ["accelerator", "load_profile", "eligibility", "short_work"], sort=True
     ).groups.items():
-        acc, profile, cls = str(acc), str(profile), float(cls)
+        acc, profile, cls, is_short = str(acc), str(profile), float(cls), bool(is_short)
         g = levels[profile]
         rows = opts.loc[group]
-        key = (n.keys[acc], n.keys[profile], class_key(cls))
+        key = (n.keys[acc], n.keys[profile], class_key(cls), *(("short",) if is_short else ()))
         serving = model.serving.setdefault((acc, cls), [pulp.LpAffineExpression() for _ in slices])
         work = model.work.setdefault((acc, cls), [pulp.LpAffineExpression() for _ in slices])
+        short = (
+            model.short_work.setdefault((acc, cls), [pulp.LpAffineExpression() for _ in slices])
+            if is_short
+            else None
+        )
         if specs[profile].kind == "serving":
             base = rows["chips"] * rows["base_fraction"]
             scaled = rows["chips"] * (1 - rows["base_fraction"])
@@ -67,6 +73,8 @@ def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
             for t in slices:
                 if g[t] > 0:
                     work[t].addInPlace(hours, float(g[t]) / spread)
+                    if short is not None:
+                        short[t].addInPlace(hours, float(g[t]) / spread)
             continue
         placed = pulp.LpAffineExpression()
         at_once = _aggregate(model, "work_chips", key, rows["chips"])
@@ -74,8 +82,10 @@ def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
             if g[t] <= 0:
                 continue
             phi = model.problem.add_variable(name("flexible", *key, slice_key(t)), lowBound=0)
-            model.flexible[(acc, profile, cls, t)] = phi
+            model.flexible[(acc, profile, cls, is_short, t)] = phi
             work[t].addInPlace(phi, 1.0)
+            if short is not None:
+                short[t].addInPlace(phi, 1.0)
             placed.addInPlace(phi, float(grid.hours[t]))
             model.problem.addConstraint(
                 phi - at_once <= 0, name("flexible_at_once", *key, slice_key(t))

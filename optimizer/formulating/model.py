@@ -29,9 +29,7 @@ from placement.estimating.economics.commitments import (
     CommitmentBook,
     commitment_book,
 )
-from placement.estimating.profiles import (
-    SliceGrid,
-)
+from placement.estimating.profiles import SliceGrid, offered_hours
 from placement.formulating.naming import name_map, unique_clean
 from placement.models.catalog import Catalog
 
@@ -99,18 +97,26 @@ class PlacementModel:
     # Demand per slice (expressions), by (accelerator, class): serving chips and work chips.
     serving: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
     work: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
-    flexible: dict[tuple[str, str, float, int], pulp.LpVariable] = field(default_factory=dict)
+    # Of the work: short work's chips per slice (runs fewer hours than its profile offers).
+    short_work: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
+    # Flexible work placed per slice, by (accelerator, profile, class, short, slice).
+    flexible: dict[tuple[str, str, float, bool, int], pulp.LpVariable] = field(default_factory=dict)
     units: dict[str, pulp.LpVariable] = field(default_factory=dict)
     plan_usd: dict[str, pulp.LpVariable] = field(default_factory=dict)
     reserved_cover: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
     plan_cover: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
     serving_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
+    # Covered chips per slice of steady work (running all the hours its profile offers)...
     work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
+    # ...and of short work, whose cover is bounded job by job (short_cover).
+    short_work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
     short_cover: dict[int, pulp.LpVariable] = field(default_factory=dict)
-    # Fixed short work, one variable per (accelerator, class, chips held): its rows and hours.
-    short_cover_groups: dict[tuple[str, float, float], ShortCoverGroup] = field(
+    # Fixed short work, one variable per (accelerator, class, profile, chips held).
+    short_cover_groups: dict[tuple[str, float, str, float], ShortCoverGroup] = field(
         default_factory=dict
     )
+    # Commitment chips free for short work while it runs, by (accelerator, class, profile).
+    free_for_short: dict[tuple[str, float, str], pulp.LpVariable] = field(default_factory=dict)
 
     def may_buy(self, pricing: str) -> bool:
         """Whether new commitments may be bought under this pricing option."""
@@ -148,7 +154,9 @@ def model_options(
     options: pd.DataFrame, catalog: Catalog, settings: FormulationSettings
 ) -> pd.DataFrame:
     """The (workload, accelerator) pairs the model may choose: feasible, allowed, and fixed
-    where a placement is given; one row each (its on-demand option), with its class."""
+    where a placement is given; one row each (its on-demand option), with its class and
+    whether it is short work (runs fewer hours than its profile offers: its chips are held
+    together only part of the time)."""
     on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
     keep = options["feasible"] & options["pricing"].eq(options["accelerator"].map(on_demand))
     if settings.allowed_accelerators is not None:
@@ -162,7 +170,9 @@ def model_options(
         book.class_of(str(a), int(s))
         for a, s in zip(rows["accelerator"], rows["replica_chips"], strict=True)
     ]
-    return rows.assign(eligibility=classes)
+    offered = rows["load_profile"].map(offered_hours(catalog)).astype(float)
+    short = rows["run_hours"].notna() & (rows["run_hours"] < offered * (1 - SHORT_WORK_SLACK))
+    return rows.assign(eligibility=classes, short_work=short.astype(bool))
 
 
 def slice_key(t: int) -> str:
