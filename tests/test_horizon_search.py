@@ -84,9 +84,12 @@ def test_the_roadmap_is_within_the_gap_of_the_whole_milps_optimum(
     proven = result.solve.gap <= DEFAULT_GAP
     assert (result.solve.status is SolveStatus.OPTIMAL) == proven
     # The plan's figures are the roadmap's: its total is the objective (each month rounded to
-    # cents), its monthly average the total over the months (each of its parts rounded).
+    # cents, and HiGHS's objective within its feasibility tolerance of the recomputed one), its
+    # monthly average the total over the months (each of its parts rounded).
     assert result.plan.roadmap is not None
-    assert result.plan.roadmap.total_usd == pytest.approx(found, abs=0.005 * (MONTHS + 1))
+    assert result.plan.roadmap.total_usd == pytest.approx(
+        found, abs=0.005 * (MONTHS + 1) + 1e-7 * found
+    )
     assert result.plan.objective_monthly_usd == pytest.approx(found / MONTHS, abs=0.03)
 
 

@@ -18,7 +18,6 @@ one constraint family and states it (docs/formulation.md gives each its section)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -30,6 +29,11 @@ from placement.estimating.economics.commitments import (
     commitment_book,
 )
 from placement.estimating.profiles import SliceGrid, offered_hours
+from placement.formulating.month import (
+    Month,
+    ShortCoverGroup,
+    Slices,
+)
 from placement.formulating.naming import name_map, unique_clean
 from placement.models.catalog import Catalog
 
@@ -94,29 +98,59 @@ class PlacementModel:
     adopt: dict[str, pulp.LpVariable] = field(default_factory=dict)
     placeable: list[int] = field(default_factory=list)
     costs: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
-    # Demand per slice (expressions), by (accelerator, class): serving chips and work chips.
-    serving: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
-    work: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
-    # Of the work: short work's chips per slice (runs fewer hours than its profile offers).
-    short_work: dict[tuple[str, float], list[pulp.LpAffineExpression]] = field(default_factory=dict)
-    # Flexible work placed per slice, by (accelerator, profile, class, short, slice).
-    flexible: dict[tuple[str, str, float, bool, int], pulp.LpVariable] = field(default_factory=dict)
     units: dict[str, pulp.LpVariable] = field(default_factory=dict)
     plan_usd: dict[str, pulp.LpVariable] = field(default_factory=dict)
-    reserved_cover: dict[tuple[str, int], pulp.LpVariable] = field(default_factory=dict)
-    plan_cover: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
-    serving_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
-    # Covered chips per slice of steady work (running all the hours its profile offers)...
-    work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
-    # ...and of short work, whose cover is bounded job by job (short_cover).
-    short_work_cover: dict[tuple[str, float, int], pulp.LpVariable] = field(default_factory=dict)
-    short_cover: dict[int, pulp.LpVariable] = field(default_factory=dict)
-    # Fixed short work, one variable per (accelerator, class, profile, chips held).
-    short_cover_groups: dict[tuple[str, float, str, float], ShortCoverGroup] = field(
-        default_factory=dict
-    )
-    # Commitment chips free for short work while it runs, by (accelerator, class, profile).
-    free_for_short: dict[tuple[str, float, str], pulp.LpVariable] = field(default_factory=dict)
+    # The month's chips in use and cover (placement.formulating.month), shared with the roadmap.
+    month: Month = field(default_factory=lambda: Month(tag=()))
+
+    @property
+    def serving(self) -> dict[tuple[str, float], Slices]:
+        return self.month.serving
+
+    @property
+    def work(self) -> dict[tuple[str, float], Slices]:
+        return self.month.work
+
+    @property
+    def short_work(self) -> dict[tuple[str, float], Slices]:
+        return self.month.short_work
+
+    @property
+    def flexible(self) -> dict[tuple[str, str, float, bool, int], pulp.LpVariable]:
+        return self.month.flexible
+
+    @property
+    def reserved_cover(self) -> dict[tuple[str, int], pulp.LpVariable]:
+        return self.month.reserved_cover
+
+    @property
+    def plan_cover(self) -> dict[tuple[str, str, int], pulp.LpVariable]:
+        return self.month.plan_cover
+
+    @property
+    def serving_cover(self) -> dict[tuple[str, float, int], pulp.LpVariable]:
+        return self.month.serving_cover
+
+    @property
+    def work_cover(self) -> dict[tuple[str, float, int], pulp.LpVariable]:
+        return self.month.work_cover
+
+    @property
+    def short_work_cover(self) -> dict[tuple[str, float, int], pulp.LpVariable]:
+        return self.month.short_work_cover
+
+    @property
+    def free_for_short(self) -> dict[tuple[str, float, str], pulp.LpVariable]:
+        return self.month.free_for_short
+
+    @property
+    def short_cover(self) -> dict[object, pulp.LpVariable]:
+        """Short work's cover variables by option row (see ``add_short_work_cover``)."""
+        return self.month.short_cover
+
+    @property
+    def short_cover_groups(self) -> dict[tuple[str, float, str, float], ShortCoverGroup]:
+        return self.month.short_cover_groups
 
     def may_buy(self, pricing: str) -> bool:
         """Whether new commitments may be bought under this pricing option."""
@@ -139,15 +173,6 @@ class PlacementModel:
         value = self.assign[oid].varValue
         # Binary values come back as floats near 0 or 1; never compare them to 1 exactly.
         return value is not None and value > 0.5
-
-
-@dataclass(frozen=True)
-class ShortCoverGroup:
-    """Short work fixed on one accelerator and class, all holding ``chips`` chips when it
-    runs: covered at most ``min(h, r K)`` each, so ``min(chips, K)`` x their run hours."""
-
-    variable: pulp.LpVariable
-    run_hours: dict[int, float]  # option row -> r_j
 
 
 def model_options(
@@ -173,11 +198,3 @@ def model_options(
     offered = rows["load_profile"].map(offered_hours(catalog)).astype(float)
     short = rows["run_hours"].notna() & (rows["run_hours"] < offered * (1 - SHORT_WORK_SLACK))
     return rows.assign(eligibility=classes, short_work=short.astype(bool))
-
-
-def slice_key(t: int) -> str:
-    return f"t{t:02d}"
-
-
-def class_key(c: float) -> str:
-    return "any" if math.isinf(c) else f"le{int(c)}"
