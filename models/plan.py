@@ -347,6 +347,11 @@ class Roadmap(_Out):
         "that are charged (after_horizon_charged_usd)."
     )
     objective_monthly_usd: float = Field(description="total_usd / horizon_months.")
+    changes_nothing: bool = Field(
+        default=False,
+        description="No workload moves and nothing is ported or migrated: the roadmap is a way "
+        "of staying put, compared with itself (no saving, no payback).",
+    )
     after_horizon_usd: float = Field(
         description="Commitment payments that fall after the horizon's last month."
     )
@@ -385,7 +390,8 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 ``switching_amortized_usd``, ``run.horizon_months`` and ``roadmap``; 1.6
 ``roadmap.after_horizon_charged_usd``, ``break_even_utilization`` and
 ``net_saving_monthly_usd`` per commitment (utilisation counted owned first slice by slice);
-1.7 ``steady_committed_chips`` per slice (part-month work is covered net of it)."""
+1.7 ``steady_committed_chips`` per slice (part-month work is covered net of it) and
+``roadmap.changes_nothing``."""
 
 
 class InputInfo(_Out):

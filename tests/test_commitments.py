@@ -493,3 +493,19 @@ def test_a_savings_plan_is_free_for_a_gang_only_net_of_what_other_accelerators_s
     assert result.plan.objective_monthly_usd == pytest.approx(
         usd_per_hour * HOURS + 16000 * trn2_usd - saved, abs=0.05
     )
+
+
+def test_the_greedy_baseline_weighs_a_migration_programme_against_what_it_saves() -> None:
+    # A startup: a small fine-tune would save $67.53 a month on demand on Trainium2 ($1,087.53
+    # vs $1,200), but the Neuron programme's one-off amortizes to over $10,000 a month. Placing
+    # each workload on its cheapest accelerator alone handed the greedy baseline the programme
+    # ($12,887 a month); a greedy that weighs shared one-offs keeps it on H100, at the optimum:
+    # the chat on a reserved 1-GPU unit ($1,752) and the fine-tune's 300 GPU-hours on demand
+    # ($1,200: 300 of 730 hours is below a reservation's 60% break-even).
+    rows = [_training("sft", 8, 300, neuron_ready=True), _service("chat", 1, params_b=8)]
+    result = run_plan(rows, _catalog())
+    baselines = result.plan.baselines
+    assert result.plan.migrations == []
+    assert {a.accelerator for a in result.plan.assignments} == {"h100"}
+    assert baselines.greedy_usd == pytest.approx(result.plan.objective_monthly_usd, abs=0.01)
+    assert result.plan.objective_monthly_usd == pytest.approx(1200 + 1752, abs=0.01)

@@ -382,3 +382,28 @@ def test_check_plan_reads_a_roadmaps_breakdown_from_its_months() -> None:
     )
     problems = check_plan(wrong, result.inventory.workloads, catalog)
     assert any("on_demand_usd is 100.0" in p for p in problems)
+
+
+def test_a_roadmap_that_changes_nothing_says_so(tmp_path: Path) -> None:
+    """Services that stay on H100, nothing owned: the roadmap moves nothing and ports nothing,
+    so it is its own comparison (no saving, no payback: solver-gap noise between it and the
+    stay-put model is not a saving), and it buys its commitments in month 1."""
+    from tests.test_commitments import _catalog, _service
+
+    rows = [
+        _service("chat", 8, current_accelerator="h100"),
+        _service("agent", 20, current_accelerator="h100"),
+    ]
+    catalog = _catalog()
+    result = run(rows, catalog, 12)
+    roadmap = roadmap_of(result)
+    assert roadmap.changes_nothing
+    assert roadmap.payback_month is None and roadmap.first_year_net_usd == 0
+    assert all(month.saving_usd == 0 for month in roadmap.months)
+    assert roadmap.stay_total_usd == roadmap.total_usd
+    assert {p.month for p in roadmap.purchases} == {1}
+    inventory = tmp_path / "inv.csv"
+    frame(rows).to_csv(inventory, index=False)
+    table = invoke("plan", inventory, "--horizon", "12")
+    assert table.exit_code == 0, table.output
+    assert "changes nothing" in table.output

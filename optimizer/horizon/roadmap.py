@@ -172,6 +172,14 @@ def build_roadmap(
     steps = roadmap_steps(model, catalog)
     purchases = roadmap_purchases(model, catalog)
     active = model.factors > 0
+    # Nothing ported, migrated or moved: the roadmap is itself a way of staying put, so it is
+    # its own comparison (any difference from the stay-put model's figures is solver gap).
+    changes_nothing = not steps and all(
+        w.ready_month is None or w.interim_accelerator is None for w in placed
+    )
+    if changes_nothing:
+        stay_values = values
+        stay = model
     index_of = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
     months: list[RoadmapMonth] = []
     running = 0.0
@@ -249,6 +257,7 @@ def build_roadmap(
         after_horizon_usd=round(plan_after, 2),
         after_horizon_charged_usd=round(charged_after, 2),
         stay_total_usd=stay_total,
+        changes_nothing=changes_nothing,
         payback_month=_payback(months),
         first_year_net_usd=_first_year(months),
         steady_state_month=_steady_from(placed),

@@ -17,7 +17,9 @@ def _usd(value: float | None) -> str:
 def roadmap_summary(roadmap: Roadmap) -> list[tuple[str, str]]:
     """The roadmap's headline figures, as label and value."""
     payback = (
-        "never within the horizon"
+        "none: the roadmap changes nothing (every workload stays where it runs)"
+        if roadmap.changes_nothing
+        else "never within the horizon"
         if roadmap.payback_month is None
         else (f"month {roadmap.payback_month}")
     )

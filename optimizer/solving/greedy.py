@@ -7,12 +7,20 @@ elsewhere today. With a porting cap, ports are kept in order of
 the saving they bring (the sum, over the workloads that would use them, of the cost of their
 best option without a new port minus the cost with it) while their weeks fit; workloads whose
 port is not kept take their cheapest option without one.
+
+Then the shared one-offs are weighed the way a team would: a port is kept only where what it
+saves its family's workloads a month (against their best option without it) exceeds its
+amortized one-off, and a platform's migration programme only where what its workloads save
+against their best option off the platform exceeds the programme's amortized one-off (and the
+ports it needs); otherwise those workloads take their best option without it. A startup whose
+one workload would save $500 a month on Trainium2 is not handed a $125k programme.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.models.catalog import Catalog
 
 
@@ -27,6 +35,7 @@ def greedy_placement(options: pd.DataFrame, catalog: Catalog) -> dict[int, str]:
             compute=("monthly_cost_usd", "min"),
             switching=("switching_usd", "first"),
             needs_port=("needs_port", "first"),
+            needs_migration=("needs_migration", "first"),
             family=("family", "first"),
             platform=("platform", "first"),
         )
@@ -37,7 +46,7 @@ def greedy_placement(options: pd.DataFrame, catalog: Catalog) -> dict[int, str]:
     cheapest = per_accelerator.loc[per_accelerator.groupby("workload")["cost"].idxmin()]
     cap = catalog.economics.porting_capacity_weeks_per_cycle
     if cap is None:
-        return dict(zip(cheapest["workload"], cheapest["accelerator"], strict=True))
+        return _weigh_one_offs(per_accelerator, cheapest, catalog, months)
     without_port = per_accelerator[~per_accelerator["needs_port"]]
     fallback = without_port.groupby("workload")["cost"].min()
     porting = cheapest[cheapest["needs_port"]]
@@ -66,4 +75,46 @@ def greedy_placement(options: pd.DataFrame, catalog: Catalog) -> dict[int, str]:
         )
     ]
     best = allowed.loc[allowed.groupby("workload")["cost"].idxmin()]
-    return dict(zip(best["workload"], best["accelerator"], strict=True))
+    return _weigh_one_offs(allowed, best, catalog, months)
+
+
+def _weigh_one_offs(
+    options: pd.DataFrame, chosen: pd.DataFrame, catalog: Catalog, months: float
+) -> dict[int, str]:
+    """Drop the ports, then the migration programmes, that do not save their amortized one-off
+    (see the module); the workloads that used them take their best option without them."""
+    allowed = options
+    for kind in ("port", "migration"):
+        needs = "needs_port" if kind == "port" else "needs_migration"
+        keys = ["family", "platform"] if kind == "port" else ["platform"]
+        using = chosen[chosen[needs]]
+        for key, group in using.groupby(keys, sort=True):
+            key = key if isinstance(key, tuple) else (key,)
+            platform = str(key[-1])
+            if kind == "port":
+                one_off = porting_one_off_usd(catalog, platform)
+            else:
+                families = {str(f) for f in group["family"]}
+                ported = group["needs_port"].any()
+                one_off = migration_one_off_usd(catalog, platform) + (
+                    porting_one_off_usd(catalog, platform) * len(families) if ported else 0.0
+                )
+            without = allowed[
+                ~(allowed[needs] & _matches(allowed, keys, key))
+                & allowed["workload"].isin(group["workload"])
+            ]
+            fallback = without.groupby("workload")["cost"].min()
+            if fallback.index.size < group["workload"].nunique():
+                continue  # some workload has nowhere else to run: the one-off is needed
+            saving = float((group.set_index("workload")["cost"] - fallback).sum() * -1)
+            if saving <= one_off / months:
+                allowed = allowed[~(allowed[needs] & _matches(allowed, keys, key))]
+        chosen = allowed.loc[allowed.groupby("workload")["cost"].idxmin()]
+    return dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
+
+
+def _matches(frame: pd.DataFrame, columns: list[str], values: tuple[object, ...]) -> pd.Series:
+    match = pd.Series(True, index=frame.index)
+    for column, value in zip(columns, values, strict=True):
+        match &= frame[column].astype(str).eq(str(value))
+    return match
