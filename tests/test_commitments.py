@@ -509,3 +509,34 @@ def test_the_greedy_baseline_weighs_a_migration_programme_against_what_it_saves(
     assert {a.accelerator for a in result.plan.assignments} == {"h100"}
     assert baselines.greedy_usd == pytest.approx(result.plan.objective_monthly_usd, abs=0.01)
     assert result.plan.objective_monthly_usd == pytest.approx(1200 + 1752, abs=0.01)
+
+
+def test_a_move_dearer_at_list_prices_says_what_covers_it_where_it_goes() -> None:
+    # Four owned 16-chip Trainium2 units with nothing to run: the chat on H100 today moves to
+    # them although Trainium2 costs more for it on demand. The move says so, and why: the
+    # owned units cover all of its chip-hours, at the price the plan shows for it there.
+    def idle_trn2(data: dict[str, Any]) -> None:
+        data["platforms"]["neuron"]["adopted"] = True
+        data["owned_commitments"] = [
+            {
+                "pricing": "reserved_1yr",
+                "accelerator": "trn2",
+                "unit_chips": 16,
+                "units": 4,
+                "months_left": 10,
+                "source": "test: bought last year",
+            }
+        ]
+
+    row = _service("chat", 8, current_accelerator="h100", neuron_ready=True)
+    del row["pinned_accelerator"]
+    result = run_plan([row], _catalog(idle_trn2))
+    [a] = result.plan.assignments
+    [move] = result.plan.moves
+    assert (a.accelerator, move.to_accelerator) == ("trn2", "trn2")
+    on_demand = {o.accelerator: o.monthly_cost_usd for o in a.options if o.pricing == "on_demand"}
+    assert move.monthly_saving_usd == pytest.approx(on_demand["h100"] - on_demand["trn2"])
+    assert move.monthly_saving_usd < 0 and move.payback_months is None
+    assert f"costs ${-move.monthly_saving_usd:,.2f} a month more on trn2" in move.reason
+    assert "cover 100% of its chip-hours" in move.reason
+    assert f"${a.monthly_cost_usd:,.2f} a month there" in move.reason

@@ -4,7 +4,9 @@ Each move's saving compares like with like: the workload's compute a month at on
 where it runs today and where the plan puts it (the ``monthly_cost_usd`` of the two on-demand
 options); its payback is the switching one-off over that saving. Commitments change what the
 plan pays in the end, which the plan's totals show; the per-move figure says whether the move
-pays for itself at list prices.
+pays for itself at list prices. A move that does not (it costs more on demand where it goes)
+says why the plan makes it anyway: the commitments held there cover it, at the price the plan
+pays for it.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def recommended_moves(
         reason = ""
         if bool(there["feasible"]):
             saving = round(float(there["monthly_cost_usd"]) - float(row.monthly_cost_usd), 2)
+            if saving <= 0:
+                reason = _dearer_at_list_prices(row, -saving)
         else:
             reason = f"cannot stay on {current}: {there['reason']}"
         moves.append(
@@ -49,3 +53,19 @@ def recommended_moves(
             )
         )
     return moves
+
+
+def _dearer_at_list_prices(row: object, extra_usd: float) -> str:
+    """Why a move that costs more on demand is in the plan: what covers it where it goes."""
+    chip_hours = float(getattr(row, "chip_hours", 0.0) or 0.0)
+    committed = float(getattr(row, "committed_chip_hours", 0.0) or 0.0)
+    compute = getattr(row, "compute_usd", None)
+    to = str(getattr(row, "accelerator", ""))
+    head = f"at on-demand prices it costs ${extra_usd:,.2f} a month more on {to}"
+    if committed > 0 and chip_hours > 0 and compute is not None:
+        return (
+            f"{head}; the plan moves it because commitments held on {to} cover "
+            f"{committed / chip_hours:.0%} of its chip-hours: it costs ${float(compute):,.2f} a "
+            "month there in the plan"
+        )
+    return f"{head}; the plan's total is lower with it there (commitments are shared)"
