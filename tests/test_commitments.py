@@ -374,8 +374,10 @@ def test_fixed_short_work_grouped_by_chips_prices_as_one_variable_per_job() -> N
     each = build_model(
         free.estimates.options, free.estimates.workloads["id"].tolist(), free.catalog
     )
-    assert not grouped.short_cover and len(grouped.short_cover_groups) == 3
-    assert len(each.short_cover) == 8 and not each.short_cover_groups  # 4 jobs x 2 accelerators
+    assert not grouped.month.short_cover and len(grouped.month.short_cover_groups) == 3
+    assert (
+        len(each.month.short_cover) == 8 and not each.month.short_cover_groups
+    )  # 4 jobs x 2 accelerators
     covered = [
         a.chip_hours - a.coverage.get("on_demand", 0.0)
         for a in pinned.plan.assignments

@@ -7,6 +7,7 @@ after every solve; ``placement plan`` users can call it from Python.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -459,13 +460,16 @@ def _short_work_problems(plan: Plan, catalog: Catalog) -> list[str]:
         elif c.kind == "savings_plan":
             plan_usd[c.pricing] = plan_usd.get(c.pricing, 0.0) + (c.usd_per_hour or 0.0)
     steady = {(s.accelerator, names.index(s.slice)): s.steady_committed_chips for s in plan.slices}
-    spend: dict[tuple[str, str, int], float] = {}  # (plan, accelerator, slice) -> USD per hour
+    # Savings-plan USD per hour spent, by (plan, slice), and of it on each accelerator.
+    spend = {product: np.zeros(len(names)) for product in plan_usd}
+    spend_on: dict[tuple[str, str], np.ndarray] = {}
     for s in plan.slices:
         t = names.index(s.slice)
         for product, chips in s.covered_by.items():
             if product in plan_usd:
-                rate = covered_rate(catalog, product, s.accelerator)
-                spend[(product, s.accelerator, t)] = chips * rate
+                usd = chips * covered_rate(catalog, product, s.accelerator)
+                spend[product][t] += usd
+                spend_on.setdefault((product, s.accelerator), np.zeros(len(names)))[t] += usd
         if s.steady_committed_chips > s.committed_chips + 1e-3:
             problems.append(f"slice {s.accelerator} {s.slice}: steady cover > committed chips")
 
@@ -498,6 +502,7 @@ def _short_work_problems(plan: Plan, catalog: Catalog) -> list[str]:
                 f"its serving and full-time work claim {low:.1f}"
             )
 
+    @functools.cache
     def free(acc: str, cls: float) -> np.ndarray:
         held, narrow = 0.0, 0.0
         for q in book.on(acc):
@@ -511,13 +516,10 @@ def _short_work_problems(plan: Plan, catalog: Catalog) -> list[str]:
             usd = plan_usd.get(sp.pricing, 0.0)
             if usd <= 0:
                 continue
-            for t in range(len(names)):
-                elsewhere = sum(
-                    v for (p, a, u), v in spend.items() if p == sp.pricing and a != acc and u == t
-                )
-                out[t] += (usd - elsewhere) / sp.rates[acc]
-        for t in range(len(names)):
-            out[t] += held - max(0.0, steady.get((acc, t), 0.0) - narrow)
+            here = spend_on.get((sp.pricing, acc), np.zeros(len(names)))
+            out += (usd - (spend[sp.pricing] - here)) / sp.rates[acc]
+        steady_here = np.array([steady.get((acc, t), 0.0) for t in range(len(names))])
+        out += held - np.maximum(0.0, steady_here - narrow)
         return np.maximum(out, 0.0)
 
     for a in plan.assignments:

@@ -97,26 +97,29 @@ def _slice_table(
     grid = model.grid
     rows = []
     supplied: dict[tuple[str, int], dict[str, float]] = {}
-    accelerators = sorted({a for a, _ in model.serving})
+    accelerators = sorted({a for a, _ in model.month.serving})
     for acc in accelerators:
         for t, hours in enumerate(grid.hours):
-            serving = sum(_value(v[t]) for (a, _), v in model.serving.items() if a == acc)
-            work = sum(_value(v[t]) for (a, _), v in model.work.items() if a == acc)
+            serving = sum(_value(v[t]) for (a, _), v in model.month.serving.items() if a == acc)
+            work = sum(_value(v[t]) for (a, _), v in model.month.work.items() if a == acc)
             flexible = sum(
-                _value(v) for (a, _, _, _, s), v in model.flexible.items() if a == acc and s == t
+                _value(v)
+                for (a, _, _, _, s), v in model.month.flexible.items()
+                if a == acc and s == t
             )
             by_product = {
-                q.key: _value(model.reserved_cover[(q.key, t)])
+                q.key: _value(model.month.reserved_cover[(q.key, t)])
                 for q in model.book.on(acc)
-                if (q.key, t) in model.reserved_cover
+                if (q.key, t) in model.month.reserved_cover
             }
             for plan in model.book.plans_for(acc):
-                if (plan.key, acc, t) in model.plan_cover:
-                    by_product[plan.key] = _value(model.plan_cover[(plan.key, acc, t)])
+                if (plan.key, acc, t) in model.month.plan_cover:
+                    by_product[plan.key] = _value(model.month.plan_cover[(plan.key, acc, t)])
             by_product = {k: v for k, v in by_product.items() if v > 1e-9}
             steady = sum(
-                _value(model.serving_cover[(acc, c, t)]) + _value(model.work_cover[(acc, c, t)])
-                for a, c in model.serving
+                _value(model.month.serving_cover[(acc, c, t)])
+                + _value(model.month.work_cover[(acc, c, t)])
+                for a, c in model.month.serving
                 if a == acc
             )
             supplied[(acc, t)] = by_product
@@ -165,11 +168,11 @@ def _class_shares(
     left = dict(supplied)
     order = sorted(left, key=lambda key: limit.get(key, math.inf))
     shares: dict[float, dict[str, float]] = {}
-    for c in sorted(c for a, c in model.serving if a == acc):
+    for c in sorted(c for a, c in model.month.serving if a == acc):
         need = (
-            _value(model.serving_cover[(acc, c, t)])
-            + _value(model.work_cover[(acc, c, t)])
-            + _value(model.short_work_cover.get((acc, c, t)))
+            _value(model.month.serving_cover[(acc, c, t)])
+            + _value(model.month.work_cover[(acc, c, t)])
+            + _value(model.month.short_work_cover.get((acc, c, t)))
         )
         shares[c] = {}
         for key in order:
@@ -195,26 +198,31 @@ def _attribute(
     levels = profile_levels(catalog)
     specs = catalog.profiles()
     out: dict[tuple[int, str], float] = defaultdict(float)
-    for acc in sorted({a for a, _ in model.serving}):
+    for acc in sorted({a for a, _ in model.month.serving}):
         shares = {
             t: _class_shares(model, acc, t, supplied[(acc, t)]) for t in range(len(grid.hours))
         }
-        for c in sorted(c for a, c in model.serving if a == acc):
+        for c in sorted(c for a, c in model.month.serving if a == acc):
             mine = chosen[chosen["accelerator"].eq(acc) & chosen["eligibility"].eq(c)]
             if mine.empty:
                 continue
             serving_rows = mine[mine["load_profile"].map(lambda k: specs[k].kind == "serving")]
             work_rows = mine.drop(serving_rows.index)
             sigma = np.array(
-                [_value(model.serving_cover[(acc, c, t)]) for t in range(len(grid.hours))]
+                [_value(model.month.serving_cover[(acc, c, t)]) for t in range(len(grid.hours))]
             )
             omega = np.array(
-                [_value(model.work_cover[(acc, c, t)]) for t in range(len(grid.hours))]
+                [_value(model.month.work_cover[(acc, c, t)]) for t in range(len(grid.hours))]
             )
             omega_short = np.array(
-                [_value(model.short_work_cover.get((acc, c, t))) for t in range(len(grid.hours))]
+                [
+                    _value(model.month.short_work_cover.get((acc, c, t)))
+                    for t in range(len(grid.hours))
+                ]
             )
-            demand = np.array([_value(model.serving[(acc, c)][t]) for t in range(len(grid.hours))])
+            demand = np.array(
+                [_value(model.month.serving[(acc, c)][t]) for t in range(len(grid.hours))]
+            )
             total = sigma + omega + omega_short
             keys = sorted({k for t in shares for k in shares[t].get(c, {})})
             mix = {
@@ -302,12 +310,12 @@ def _short_cover(model: PlacementModel, rows: pd.Index) -> dict[int, float]:
     """Each short work row's covered chip-hours: its own kappa, or its share (by run hours) of
     its group's (every member holds the same chips, so each gets ``r_j min(n, K)``)."""
     short = {
-        int(oid): _value(model.short_cover[int(oid)])
+        int(oid): _value(model.month.short_cover[int(oid)])
         for oid in rows
-        if int(oid) in model.short_cover
+        if int(oid) in model.month.short_cover
     }
     wanted = {int(oid) for oid in rows}
-    for group in model.short_cover_groups.values():
+    for group in model.month.short_cover_groups.values():
         members = {oid: r for oid, r in group.run_hours.items() if oid in wanted}
         if not members:
             continue

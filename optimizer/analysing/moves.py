@@ -38,7 +38,12 @@ def recommended_moves(
         if bool(there["feasible"]):
             saving = round(float(there["monthly_cost_usd"]) - float(row.monthly_cost_usd), 2)
             if saving <= 0:
-                reason = _dearer_at_list_prices(row, -saving)
+                reason = _dearer_at_list_prices(
+                    str(row.accelerator),
+                    -saving,
+                    float(row.committed_chip_hours) / float(row.chip_hours),
+                    float(row.compute_usd),
+                )
         else:
             reason = f"cannot stay on {current}: {there['reason']}"
         moves.append(
@@ -55,17 +60,15 @@ def recommended_moves(
     return moves
 
 
-def _dearer_at_list_prices(row: object, extra_usd: float) -> str:
+def _dearer_at_list_prices(
+    to: str, extra_usd: float, committed_share: float, compute_usd: float
+) -> str:
     """Why a move that costs more on demand is in the plan: what covers it where it goes."""
-    chip_hours = float(getattr(row, "chip_hours", 0.0) or 0.0)
-    committed = float(getattr(row, "committed_chip_hours", 0.0) or 0.0)
-    compute = getattr(row, "compute_usd", None)
-    to = str(getattr(row, "accelerator", ""))
     head = f"at on-demand prices it costs ${extra_usd:,.2f} a month more on {to}"
-    if committed > 0 and chip_hours > 0 and compute is not None:
+    if committed_share > 0:
         return (
             f"{head}; the plan moves it because commitments held on {to} cover "
-            f"{committed / chip_hours:.0%} of its chip-hours: it costs ${float(compute):,.2f} a "
-            "month there in the plan"
+            f"{committed_share:.0%} of its chip-hours: it costs ${compute_usd:,.2f} a month "
+            "there in the plan"
         )
     return f"{head}; the plan's total is lower with it there (commitments are shared)"

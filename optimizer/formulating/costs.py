@@ -39,11 +39,7 @@ def set_objective(model: PlacementModel, catalog: Catalog) -> None:
         (int(oid), rates[str(a)] * float(h))
         for oid, a, h in zip(opts.index, opts["accelerator"], opts["chip_hours"], strict=True)
     )
-    for (acc, _, t), var in [
-        *model.serving_cover.items(),
-        *model.work_cover.items(),
-        *model.short_work_cover.items(),
-    ]:
+    for acc, t, var in model.month.covers():
         on_demand.addInPlace(var, -rates[acc] * float(model.grid.hours[t]))
     model.costs["on_demand_usd"] = on_demand
     commitments = pulp.LpAffineExpression()

@@ -29,11 +29,7 @@ from placement.estimating.economics.commitments import (
     commitment_book,
 )
 from placement.estimating.profiles import SliceGrid, offered_hours
-from placement.formulating.month import (
-    Month,
-    ShortCoverGroup,
-    Slices,
-)
+from placement.formulating.month import Month
 from placement.formulating.naming import name_map, unique_clean
 from placement.models.catalog import Catalog
 
@@ -100,57 +96,8 @@ class PlacementModel:
     costs: dict[str, pulp.LpAffineExpression] = field(default_factory=dict)
     units: dict[str, pulp.LpVariable] = field(default_factory=dict)
     plan_usd: dict[str, pulp.LpVariable] = field(default_factory=dict)
-    # The month's chips in use and cover (placement.formulating.month), shared with the roadmap.
+    # The month's chips in use and cover variables (placement.formulating.month).
     month: Month = field(default_factory=lambda: Month(tag=()))
-
-    @property
-    def serving(self) -> dict[tuple[str, float], Slices]:
-        return self.month.serving
-
-    @property
-    def work(self) -> dict[tuple[str, float], Slices]:
-        return self.month.work
-
-    @property
-    def short_work(self) -> dict[tuple[str, float], Slices]:
-        return self.month.short_work
-
-    @property
-    def flexible(self) -> dict[tuple[str, str, float, bool, int], pulp.LpVariable]:
-        return self.month.flexible
-
-    @property
-    def reserved_cover(self) -> dict[tuple[str, int], pulp.LpVariable]:
-        return self.month.reserved_cover
-
-    @property
-    def plan_cover(self) -> dict[tuple[str, str, int], pulp.LpVariable]:
-        return self.month.plan_cover
-
-    @property
-    def serving_cover(self) -> dict[tuple[str, float, int], pulp.LpVariable]:
-        return self.month.serving_cover
-
-    @property
-    def work_cover(self) -> dict[tuple[str, float, int], pulp.LpVariable]:
-        return self.month.work_cover
-
-    @property
-    def short_work_cover(self) -> dict[tuple[str, float, int], pulp.LpVariable]:
-        return self.month.short_work_cover
-
-    @property
-    def free_for_short(self) -> dict[tuple[str, float, str], pulp.LpVariable]:
-        return self.month.free_for_short
-
-    @property
-    def short_cover(self) -> dict[object, pulp.LpVariable]:
-        """Short work's cover variables by option row (see ``add_short_work_cover``)."""
-        return self.month.short_cover
-
-    @property
-    def short_cover_groups(self) -> dict[tuple[str, float, str, float], ShortCoverGroup]:
-        return self.month.short_cover_groups
 
     def may_buy(self, pricing: str) -> bool:
         """Whether new commitments may be bought under this pricing option."""

@@ -119,6 +119,11 @@ class Month:
     )
 
     @property
+    def slices(self) -> range:
+        """The slices of the week the demand is spread over."""
+        return range(len(next(iter(self.serving.values()), [])))
+
+    @property
     def accelerators(self) -> list[str]:
         return sorted({a for a, _ in self.serving})
 
@@ -245,7 +250,7 @@ def add_cover(
     .. math:: \\sum_{q:\\ m_q \\le m} y_{q,t} \\le \\sum_{c \\le m} (\\sigma_{a,c,t} +
         \\omega_{a,c,t} + \\omega^S_{a,c,t}) \\quad \\forall \\text{ finite } m
     """
-    slices = range(len(next(iter(month.serving.values()), [])))
+    slices = month.slices
     accelerators = month.accelerators
     tag = month.tag
     for q in book.reservations:
@@ -473,7 +478,7 @@ def _free_for_short(
         held_chips.addInPlace(bought, 1 / plan.rates[acc])
         held_chips.constant += owned / plan.rates[acc]
     free: Slices = []
-    for t in range(len(month.serving[next(iter(k for k in month.serving if k[0] == acc))])):
+    for t in month.slices:
         f = pulp.LpAffineExpression(held_chips)
         spill = pulp.LpAffineExpression()
         for c in month.classes(acc):
@@ -524,7 +529,7 @@ def add_chip_limits(
         limit = catalog.accelerators[acc].max_chips
         if limit is None:
             continue
-        for t in range(len(month.serving[(acc, month.classes(acc)[0])])):
+        for t in month.slices:
             expr = month.in_use(acc, t)
             if len(expr) or expr.constant:
                 problem.addConstraint(
