@@ -84,31 +84,22 @@ def _weigh_one_offs(
     """Drop the ports, then the migration programmes, that do not save their amortized one-off
     (see the module); the workloads that used them take their best option without them."""
     allowed = options
-    for kind in ("port", "migration"):
-        needs = "needs_port" if kind == "port" else "needs_migration"
-        keys = ["family", "platform"] if kind == "port" else ["platform"]
-        using = chosen[chosen[needs]]
-        for key, group in using.groupby(keys, sort=True):
+    for needs, keys in (("needs_port", ["family", "platform"]), ("needs_migration", ["platform"])):
+        for key, group in chosen[chosen[needs]].groupby(keys, sort=True):
             key = key if isinstance(key, tuple) else (key,)
             platform = str(key[-1])
-            if kind == "port":
-                one_off = porting_one_off_usd(catalog, platform)
-            else:
-                families = {str(f) for f in group["family"]}
-                ported = group["needs_port"].any()
-                one_off = migration_one_off_usd(catalog, platform) + (
-                    porting_one_off_usd(catalog, platform) * len(families) if ported else 0.0
-                )
-            without = allowed[
-                ~(allowed[needs] & _matches(allowed, keys, key))
-                & allowed["workload"].isin(group["workload"])
-            ]
-            fallback = without.groupby("workload")["cost"].min()
-            if fallback.index.size < group["workload"].nunique():
+            one_off = porting_one_off_usd(catalog, platform)
+            if needs == "needs_migration":
+                ported = group.loc[group["needs_port"], "family"].astype(str).nunique()
+                one_off = migration_one_off_usd(catalog, platform) + one_off * ported
+            using = allowed[needs] & _matches(allowed, keys, key)
+            fallback = allowed[~using & allowed["workload"].isin(group["workload"])]
+            best_without = fallback.groupby("workload")["cost"].min()
+            if best_without.index.size < group["workload"].nunique():
                 continue  # some workload has nowhere else to run: the one-off is needed
-            saving = float((group.set_index("workload")["cost"] - fallback).sum() * -1)
+            saving = float((best_without - group.set_index("workload")["cost"]).sum())
             if saving <= one_off / months:
-                allowed = allowed[~(allowed[needs] & _matches(allowed, keys, key))]
+                allowed = allowed[~using]
         chosen = allowed.loc[allowed.groupby("workload")["cost"].idxmin()]
     return dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
 
