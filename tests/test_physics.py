@@ -212,6 +212,30 @@ class TestServingUnderLoad:
         assert decode_only == pytest.approx(1e9 / decode / 3600, rel=1e-3)
         assert split == pytest.approx(1e9 * (0.5 / decode + 0.5 / 3500) / 3600, rel=1e-3)
 
+    def test_serving_efficiency_is_charged_to_online_serving_only(self) -> None:
+        # Trainium2 runs 0.10625 of an H100's inference throughput per chip; continuous batching
+        # (experimental in SDK 2.20) costs online serving a further 0.85. A batch job fills its
+        # chips itself: its work is 1 / 0.10625 of H100's, not 1 / (0.10625 x 0.85).
+        batch = {
+            "id": "w",
+            "kind": "inference",
+            "model_family": "llama",
+            "params_b": 70,
+            "precision": "int4",
+            "monthly_tokens_b": 10,
+            "serving": "batch",
+        }
+        trn2 = _option([batch], "w", "trn2")["chip_hours"]
+        h100 = _option([batch], "w", "h100")["chip_hours"]
+        assert trn2 / h100 == pytest.approx(1 / 0.10625, rel=1e-6)
+        online = {**batch, "serving": "online", "peak_to_mean": 1.0, "monthly_tokens_b": 100}
+        busy = {
+            a: (o["utilization"] * o["replicas"] * o["replica_chips"])
+            for a in ("trn2", "h100")
+            for o in [_option([online], "w", a)]
+        }
+        assert busy["trn2"] / busy["h100"] == pytest.approx(1 / (0.10625 * 0.85), rel=1e-6)
+
 
 class TestActiveParameters:
     def test_deepseek_v3_training_within_2x_of_published(self) -> None:

@@ -10,7 +10,8 @@ reference chip-hours, context):
 
 * fit chips ``ceil(need / (mem_a * usable))``;
 * speed ``s_ja``: training or inference throughput relative to the reference accelerator, times the
-  serving efficiency (inference), times the factor of every feature the platform runs slower
+  serving efficiency (online inference only: batch jobs fill their chips without continuous
+  batching), times the factor of every feature the platform runs slower
   (``features``; a missing attention kernel only beyond the benchmark context); work on ``a``:
   ``W_j / s_ja`` chip-hours;
 * the deployment shape (``shapes``): replicas of a valid replica size that hold the model, the
@@ -227,8 +228,10 @@ def accelerator_estimates(
     train_speed = by_class(
         acc.training_throughput_vs_reference, attrs["model_class"], attrs["active_params_b"], None
     )
-    infer_speed = (
-        acc.inference_throughput_vs_reference.value * acc.inference_serving_efficiency.value
+    # Continuous batching is a serving-stack matter: offline batch jobs fill the chips
+    # themselves, so only online serving pays the serving efficiency.
+    infer_speed = acc.inference_throughput_vs_reference.value * np.where(
+        online, acc.inference_serving_efficiency.value, 1.0
     )
     speed = np.where(inference, infer_speed, train_speed) * factor
     work_chip_hours = attrs["reference_chip_hours"].to_numpy() / speed
