@@ -197,3 +197,14 @@ def test_a_catalog_without_the_documents_accelerators_is_a_clear_error(tmp_path:
         "'trn2' is not an accelerator" in renamed.output
     )
     assert "Traceback" not in renamed.output
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "json"])
+def test_the_break_evens_say_why_a_sweep_finds_another(fmt: str) -> None:
+    # V* (one family alone paying the whole programme) and a sweep of one row of an inventory
+    # answer different questions; every format says so beside the figures.
+    result = CliRunner().invoke(cli, ["reference", "--format", fmt], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "one family alone pays for its port and the whole migration programme" in text
+    assert "A sweep of a row in an inventory finds where that inventory's plan changes" in text

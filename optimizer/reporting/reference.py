@@ -4,12 +4,20 @@ Markdown."""
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 from rich.console import Console
 
 from placement.comparing.reference import ReferenceReport
 from placement.reporting.records import render_records
+
+BREAK_EVEN_NOTE = (
+    "Each break-even is the volume at which one family alone pays for its port and the whole "
+    "migration programme, every hour reserved on both sides. A sweep of a row in an inventory "
+    "finds where that inventory's plan changes, often at a lower volume, where other workloads "
+    "already pay for the programme (docs/assumptions.md)."
+)
 
 
 def break_even_records(report: ReferenceReport) -> list[dict[str, Any]]:
@@ -34,7 +42,12 @@ def render_reference(report: ReferenceReport, fmt: str, console: Console | None 
     if fmt == "json":
         return (
             json.dumps(
-                {"all_within_tolerance": report.all_ok, "checks": checks, "break_even": evens},
+                {
+                    "all_within_tolerance": report.all_ok,
+                    "checks": checks,
+                    "break_even": evens,
+                    "break_even_note": BREAK_EVEN_NOTE,
+                },
                 indent=2,
             )
             + "\n"
@@ -52,6 +65,12 @@ def render_reference(report: ReferenceReport, fmt: str, console: Console | None 
             evens, fmt, "Break-even training volume (porting and migration included)", console
         )
         + ("\n" if fmt == "md" else "")
+        + (BREAK_EVEN_NOTE + "\n\n" if fmt == "md" else _wrapped(BREAK_EVEN_NOTE, console))
         + summary
         + "\n"
     )
+
+
+def _wrapped(text: str, console: Console | None) -> str:
+    """A paragraph folded to the console's width (80 without one), for the table format."""
+    return textwrap.fill(text, width=console.width if console else 80) + "\n"
