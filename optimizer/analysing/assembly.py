@@ -102,7 +102,7 @@ def assemble_plan(
     if solution is not None:
         breakdown = {k: round(v, 2) for k, v in solution.costs.items()}
         months = catalog.economics.amortization_months.value
-        context = PlanContext.of(solution, catalog)
+        context = PlanContext.of(solution, catalog, estimates.options)
         extras = _records(workloads[list(extra_columns)]) if extra_columns else None
         coverage: dict[int, dict[str, float]] = {}
         for c in pricing_coverage(solution, catalog).itertuples():

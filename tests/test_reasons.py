@@ -1,0 +1,144 @@
+"""Every reason a plan gives is checked against a forced re-solve.
+
+A sentence "X would cost at least $A ... vs $B here, but <reason>" and "cheapest accelerator at
+$B (next: X, at least $A ...)" make claims about the whole plan: pinning the workload to X and
+solving again must bear them out. Pinned, the plan can never be cheaper than the plan itself
+(beyond the solver's gap); where a sentence says a port or programme "costs more than the $S
+that the workloads able to use it could save at most", the pinned plan must pay for it and cost
+at least its monthly share less S more; where it says the workload is cheapest where it is, the
+pinned plan costs at least A - B more.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from benchmarks.generate import synthetic_inventory
+from placement import plan
+from placement.models.catalog import Catalog
+from placement.solving.solver import SolverOptions
+from tests.conftest import EXACT, default_catalog_dict, run_plan
+
+GAP = 1e-4
+SOLVER = SolverOptions(solver="highs", gap=GAP)
+
+RIVAL = re.compile(
+    r"^(?P<acc>\S+) would cost at least \$(?P<a>[\d,]+)/month \(\S+ paying every hour\) "
+    r"vs \$(?P<b>[\d,]+) here, but (?P<reason>.*)$"
+)
+CHEAPEST = re.compile(
+    r"^cheapest accelerator at \$(?P<b>[\d,]+)/month \(next: (?P<acc>\S+), at least "
+    r"\$(?P<a>[\d,]+) with \S+ paying every hour\)$"
+)
+ONE_OFF = re.compile(
+    r"^porting (?P<family>\S+) to (?P<platform>\S+) \(\$(?P<one_off>[\d,]+) one-off, "
+    r"\$(?P<monthly>[\d,]+)/month amortized\) costs more than the \$(?P<most>[\d,]+)/month"
+)
+MIGRATION = re.compile(
+    r"^the (?P<platform>\S+) migration programme \(\$(?P<one_off>[\d,]+) one-off, "
+    r"\$(?P<monthly>[\d,]+)/month amortized\) costs more than the \$(?P<most>[\d,]+)/month"
+)
+
+
+def _usd(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+def _pinned_total(inventory: pd.DataFrame, workload_id: str, accelerator: str) -> Any:
+    pinned = inventory.copy()
+    pinned["pinned_accelerator"] = pinned.get("pinned_accelerator", None)
+    pinned.loc[pinned["id"].eq(workload_id), "pinned_accelerator"] = accelerator
+    return plan(pinned, solver=SOLVER).plan
+
+
+def _check_reasons(inventory: pd.DataFrame, most: int) -> int:
+    """Re-solve for up to ``most`` sentences of each kind; return how many were checked."""
+    base = plan(inventory, solver=SOLVER).plan
+    total = base.objective_monthly_usd
+    slack = 2 * GAP * total + 1.0  # both solves within the gap; cents rounded in sentences
+    checked = {"rival": 0, "cheapest": 0}
+    for assignment in base.assignments:
+        head = assignment.why.split("; ")[0]
+        rival, cheapest = RIVAL.match(head), CHEAPEST.match(head)
+        kind = "rival" if rival else "cheapest" if cheapest else None
+        if kind is None or checked[kind] >= most:
+            continue
+        found = rival or cheapest
+        assert found is not None
+        checked[kind] += 1
+        pinned = _pinned_total(inventory, assignment.workload_id, found["acc"])
+        assert pinned.status == "optimal", assignment.why
+        delta = pinned.objective_monthly_usd - total
+        # The plan was optimal: forcing a workload elsewhere never makes it cheaper.
+        assert delta >= -slack, (assignment.workload_id, delta, assignment.why)
+        if cheapest:
+            assert delta >= _usd(found["a"]) - _usd(found["b"]) - slack, (
+                assignment.workload_id,
+                delta,
+                assignment.why,
+            )
+            continue
+        reason = found["reason"]
+        port, programme = ONE_OFF.match(reason), MIGRATION.match(reason)
+        if port:
+            assert (port["family"], port["platform"]) in {
+                (p.family, p.platform) for p in pinned.ported_families
+            }, (assignment.workload_id, "the pinned plan ports the family")
+        if programme:
+            assert programme["platform"] in {m.platform for m in pinned.migrations}
+        bound = port or programme
+        if bound:
+            floor = _usd(bound["monthly"]) - _usd(bound["most"])
+            assert delta >= floor - slack, (assignment.workload_id, delta, floor, reason)
+    return sum(checked.values())
+
+
+def test_the_samples_reasons_hold_when_the_workload_is_pinned() -> None:
+    inventory = pd.read_csv("inputs/sample_inventory.csv")
+    assert _check_reasons(inventory, most=4) >= 6
+
+
+@pytest.mark.parametrize("seed", [11])
+def test_a_generated_inventorys_reasons_hold_when_the_workload_is_pinned(seed: int) -> None:
+    inventory = synthetic_inventory(40, seed=seed)
+    assert _check_reasons(inventory, most=3) >= 3
+
+
+def test_owned_commitments_where_it_runs_are_named_as_a_reason() -> None:
+    # Two owned 8-GPU H100 reservations with four months left pay for most of a 70B training
+    # run's hours whether it moves or not: the sentence that sets Trainium2's lower price
+    # against the migration programme names them.
+    data = default_catalog_dict()
+    data["owned_commitments"] = [
+        {
+            "pricing": "reserved_1yr",
+            "accelerator": "h100",
+            "unit_chips": 8,
+            "units": 2,
+            "months_left": 4,
+            "source": "contract",
+        }
+    ]
+    rows = [
+        {
+            "id": "train-70b",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 70,
+            "h100_gpu_hours": 8000,
+        }
+    ]
+    [assignment] = run_plan(rows, Catalog.model_validate(data), EXACT).plan.assignments
+    assert assignment.accelerator == "h100"
+    assert assignment.why.startswith("trn2 would cost at least $12,370/month")
+    assert "the plan is cheaper without the neuron migration programme ($125,000 one-off" in (
+        assignment.why
+    )
+    assert (
+        "commitments already owned on h100 pay for its hours whether it moves or not "
+        "(2 x 8 chips reserved_1yr, 4 months left)" in assignment.why
+    )
