@@ -158,6 +158,13 @@ def test_an_instance_price_is_overridden_with_set() -> None:
     assert catalog.accelerators["h100"].on_demand_usd_per_chip_hour.value == 55 / 8
 
 
+def test_an_instance_price_set_to_one_number_keeps_its_instance() -> None:
+    catalog = load_catalog("aws-2026", ["accelerators.trn2.on_demand_usd_per_instance_hour=40"])
+    price = catalog.accelerators["trn2"].on_demand_usd_per_chip_hour
+    assert (price.low, price.value, price.high) == (2.5, 2.5, 2.5)
+    assert price.source.startswith("trn2.48xlarge $40/h / 16 chips: ")
+
+
 def test_a_price_per_chip_set_on_an_instance_priced_accelerator_replaces_it() -> None:
     catalog = load_catalog("aws-2026", ["accelerators.h100.on_demand_usd_per_chip_hour=6"])
     price = catalog.accelerators["h100"].on_demand_usd_per_chip_hour

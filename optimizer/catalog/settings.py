@@ -149,6 +149,8 @@ def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | No
         # A single number for a range: the figure becomes certain at that value.
         source = current.get("source", "")
         node[last] = {
+            # Keys beside the range stay (a price per instance-hour keeps its instance).
+            **{k: v for k, v in current.items() if k not in RANGE_KEYS | {"source"}},
             "low": value,
             "high": value,
             "point": value,
