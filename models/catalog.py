@@ -242,6 +242,10 @@ class Fixed(_Strict, Generic[N]):
     source: str = Field(min_length=1)
 
 
+class FixedMoney(Fixed[Money]):
+    """Money in USD that is not uncertain (a limit): ``>= 0``."""
+
+
 class FixedMemory(Fixed[Memory]):
     """GB of memory: ``> 0``."""
 
@@ -379,10 +383,47 @@ class ReservationUnit(_Strict):
     source: str = Field(min_length=1)
 
 
+class InstanceType(_Strict):
+    """An instance size an accelerator is sold in (``p5.48xlarge``: 8 H100 GPUs), so that a
+    price list's or an invoice's price per instance-hour can be read in chips."""
+
+    name: str = Field(min_length=1)
+    chips: Chips
+    source: str = Field(min_length=1)
+
+
+class InstancePrice(MoneyRange):
+    """An on-demand price per instance-hour of one of the accelerator's ``instance_types``, as
+    a price list or an invoice gives it. The accelerator divides it by the instance's chips once,
+    when the catalog is validated, into ``on_demand_usd_per_chip_hour``."""
+
+    instance: str = Field(min_length=1)
+
+    def per_chip(self, chips: int) -> MoneyRange:
+        """The same price per chip-hour; its source says how it was derived."""
+        return MoneyRange(
+            low=self.low / chips,
+            high=self.high / chips,
+            point=self.value / chips,
+            source=f"{self.instance} ${self.value:g}/h / {chips} chips: {self.source}",
+        )
+
+
+NOT_GIVEN = MoneyRange(low=0, high=0, source="not given")
+"""Stands for an on-demand price per chip-hour the file does not give (it gives one per
+instance-hour instead); never used: the accelerator derives the real one or is refused."""
+
+
 class Accelerator(_Strict):
     """One accelerator type, its deployment granularity, price and performance vs the reference."""
 
     platform: str
+    # What one chip is ("one NVIDIA H100 SXM5 GPU, 80 GB HBM3"): every "per chip" figure
+    # counts these. None (a catalog written before it): not stated, and catalog show says so.
+    chip: str | None = Field(default=None, min_length=1)
+    # The instance sizes the accelerator is sold in; none listed (older catalogs): prices are
+    # given per chip-hour and reservation units are not checked against instances.
+    instance_types: list[InstanceType] = Field(default_factory=list)
     memory_gb_per_chip: FixedMemory
     deployment_unit_chips: Chips
     node_chips: Chips
@@ -392,7 +433,11 @@ class Accelerator(_Strict):
     reservation_unit_chips: Chips | None = None
     # Chips that may run at once (a quota); None: no limit.
     max_chips: Limit | None = None
-    on_demand_usd_per_chip_hour: MoneyRange
+    # The on-demand price, per chip-hour or per instance-hour (exactly one of the two). A price
+    # per instance-hour becomes the price per chip-hour here, once; it is not dumped again, so
+    # a dumped catalog is a per-chip one and everything downstream reads one unit.
+    on_demand_usd_per_chip_hour: MoneyRange = NOT_GIVEN
+    on_demand_usd_per_instance_hour: InstancePrice | None = Field(default=None, exclude=True)
     training_throughput_vs_reference: dict[str, list[ThroughputAnchor]]
     inference_throughput_vs_reference: ThroughputRange
     inference_serving_efficiency: ThroughputRange
@@ -419,7 +464,57 @@ class Accelerator(_Strict):
             sizes = [u.chips for u in self.reservation_units]
             if not sizes or len(set(sizes)) != len(sizes):
                 raise ValueError("reservation_units must list distinct chip counts")
+        problems = [*self._instance_problems(), *self._price_problems()]
+        if problems:
+            raise ValueError("; ".join(problems))
         return self
+
+    def _instance_problems(self) -> list[str]:
+        """Instance names are unique, and where instances are listed every reservation unit is
+        the size of one of them (a unit of chips no instance holds cannot be bought)."""
+        names = [t.name for t in self.instance_types]
+        problems = [
+            f"instance_types: {name!r} is listed more than once"
+            for name in sorted({n for n in names if names.count(n) > 1})
+        ]
+        if not self.instance_types:
+            return problems
+        sizes = {t.chips for t in self.instance_types}
+        listed = ", ".join(f"{t.name} with {t.chips}" for t in self.instance_types)
+        if self.reservation_units is not None:
+            units = [(f"reservation_units.{i}.chips", u.chips) for i, u in enumerate(self.units())]
+        else:
+            units = [("reservation_unit_chips", self.units()[0].chips)]
+        problems += [
+            f"{where} {chips} is not the chips of any of instance_types ({listed})"
+            for where, chips in units
+            if chips not in sizes
+        ]
+        return problems
+
+    def _price_problems(self) -> list[str]:
+        """Exactly one on-demand price, per chip-hour or per instance-hour; a price per
+        instance-hour is turned into the price per chip-hour here, once."""
+        per_chip = "on_demand_usd_per_chip_hour" in self.model_fields_set
+        per_instance = self.on_demand_usd_per_instance_hour
+        if per_chip == (per_instance is not None):
+            given = "both are given" if per_chip else "neither is given"
+            return [
+                "give exactly one of on_demand_usd_per_chip_hour and "
+                f"on_demand_usd_per_instance_hour ({given})"
+            ]
+        if per_instance is None:
+            return []
+        chips = {t.name: t.chips for t in self.instance_types}
+        if per_instance.instance not in chips:
+            known = ", ".join(chips) or "none listed"
+            return [
+                f"on_demand_usd_per_instance_hour.instance {per_instance.instance!r} is not one "
+                f"of instance_types ({known})"
+            ]
+        derived = per_instance.per_chip(chips[per_instance.instance])
+        object.__setattr__(self, "on_demand_usd_per_chip_hour", derived)
+        return []
 
     def units(self) -> list[ReservationUnit]:
         """The reservation unit sizes (one, any replica, for a catalog that gives only
@@ -644,6 +739,9 @@ class Economics(_Strict):
     # they existed): no limit.
     max_busy_chips_per_workload: FixedChips | None = None
     max_busy_chips_in_total: FixedChips | None = None
+    # The most an on-demand chip-hour plausibly costs: above it, a price per chip-hour is taken
+    # for a price per instance-hour given in the wrong field. None (older catalogs): no check.
+    max_on_demand_usd_per_chip_hour: FixedMoney | None = None
 
 
 LEGACY_PROFILES = {
@@ -728,11 +826,29 @@ class Catalog(_Strict):
         if adapters is not None and adapters.adapter_precision not in self.memory.bytes_per_param:
             problems.append("workload_model.adapters.adapter_precision has no bytes_per_param")
         problems += self._attention_figures()
+        problems += self._plausible_prices()
         problems += self._profile_references()
         problems += self._commitment_references()
         if problems:
             raise ValueError("; ".join(problems))
         return self
+
+    def _plausible_prices(self) -> list[str]:
+        """A price per chip-hour above the catalog's plausible maximum is most likely the price
+        of a whole instance (8 or 16 chips) pasted into the per-chip field."""
+        limit = self.economics.max_on_demand_usd_per_chip_hour
+        if limit is None:
+            return []
+        return [
+            f"accelerators.{name}.on_demand_usd_per_chip_hour: "
+            f"${acc.on_demand_usd_per_chip_hour.high:g} per chip-hour is above "
+            f"economics.max_on_demand_usd_per_chip_hour (${limit.value:g}: {limit.source}); "
+            "if it is the price of a whole instance, give it as "
+            "on_demand_usd_per_instance_hour {instance, low, high, source}, which is divided by "
+            "the instance's chips"
+            for name, acc in self.accelerators.items()
+            if acc.on_demand_usd_per_chip_hour.high > limit.value
+        ]
 
     def _profile_references(self) -> list[str]:
         if (self.load_profiles is None) != (self.default_load_profiles is None):

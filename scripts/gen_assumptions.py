@@ -26,6 +26,8 @@ def _num(value: object) -> str:
 # Unit of a figure from its name: the catalog's names carry their units.
 UNITS = (
     ("_usd_per_chip_hour", "USD per chip-hour"),
+    ("_usd_per_instance_hour", "USD per instance-hour"),
+    ("instance_types", "chips per instance"),
     ("_usd_per_week", "USD per engineer-week"),
     ("_usd_per_hour", "USD per hour"),
     ("_usd", "USD"),

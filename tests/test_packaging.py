@@ -117,6 +117,7 @@ def test_wheel_installs_one_namespace_with_types_data_and_licence(wheel: Path) -
         "placement/models/__init__.py",
         "placement/models/plan.py",
         "placement/data/default_catalog.yaml",
+        "placement/data/aws_2026_catalog.yaml",  # a packaged catalog chosen by name
     ):
         assert member in names
     for folder, package in (("optimizer", "placement"), ("models", "placement/models")):

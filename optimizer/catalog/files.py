@@ -29,10 +29,23 @@ DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
 
 DEFAULT_CATALOG_NAME = "<default catalog>"
 
+PACKAGED_CATALOGS = {
+    "default-2026": DEFAULT_CATALOG_RESOURCE,
+    "aws-2026": "aws_2026_catalog.yaml",
+}
+"""The catalogs shipped with the tool, by the ``name`` each file gives itself: ``--catalog
+aws-2026`` (or ``PLACEMENT_CATALOG=aws-2026``) picks one when no file of that name exists.
+``default-2026`` is the reference document's; ``aws-2026`` holds public vendor figures."""
+
 
 def default_catalog_text() -> str:
     """The packaged default catalog, as written (with its comments)."""
-    return resources.files("placement.data").joinpath(DEFAULT_CATALOG_RESOURCE).read_text("utf-8")
+    return packaged_catalog_text(DEFAULT_CATALOG_RESOURCE)
+
+
+def packaged_catalog_text(resource: str) -> str:
+    """A packaged catalog file, as written (with its comments)."""
+    return resources.files("placement.data").joinpath(resource).read_text("utf-8")
 
 
 def _round_trip_yaml() -> YAML:
@@ -75,12 +88,24 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
     if path is None:
         return default_catalog_text().encode("utf-8"), DEFAULT_CATALOG_NAME
     name = str(path)
+    if name in PACKAGED_CATALOGS and not Path(path).exists():
+        # A file of that name, where there is one, wins: a name never hides a user's file.
+        return packaged_catalog_text(PACKAGED_CATALOGS[name]).encode("utf-8"), name
     try:
         return Path(path).read_bytes(), name
     except OSError as err:
         reason = err.strerror or str(err)
+        packaged = ", ".join(sorted(PACKAGED_CATALOGS))
+        hint = "" if Path(path).exists() else f"; nor is it a packaged catalog ({packaged})"
+        expected = f"a readable catalog file or a packaged catalog ({packaged})"
         raise CatalogError(
-            [Problem(f"{name}: cannot read the catalog file ({reason})", name, expected=reason)]
+            [
+                Problem(
+                    f"{name}: cannot read the catalog file ({reason}){hint}",
+                    name,
+                    expected=expected,
+                )
+            ]
         ) from None
 
 

@@ -28,6 +28,18 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
                 }
             )
             return
+        if isinstance(node, dict) and {"name", "chips", "source"} == node.keys():
+            # An instance type: one record under its name, its chips as the value.
+            records.append(
+                {
+                    "path": f"{path}.{node['name']}",
+                    "low": None,
+                    "point": node["chips"],
+                    "high": None,
+                    "source": node["source"],
+                }
+            )
+            return
         if isinstance(node, dict) and "params_b" in node and "figure" in node:
             walk(node["figure"], f"{path}@{node['params_b']:g}B")
             return
@@ -60,7 +72,42 @@ def catalog_records(catalog: Catalog) -> list[dict[str, Any]]:
     for record in records:
         if not record["source"]:
             record["source"] = setting_source(catalog, record["path"])
-    return records
+    return _with_units(catalog, records)
+
+
+NOT_STATED = "not stated"
+"""What catalog show says of a chip a catalog (written before ``chip``) does not describe."""
+
+
+def _with_units(catalog: Catalog, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Say what a chip is where the catalog does not, and show a price given per instance-hour
+    beside the price per chip-hour derived from it (the dump holds only the latter)."""
+    result = []
+    for record in records:
+        parts = record["path"].split(".")
+        acc = catalog.accelerators.get(parts[1]) if parts[0] == "accelerators" else None
+        if acc is not None and parts[2:] == ["chip"] and acc.chip is None:
+            record = {
+                **record,
+                "point": NOT_STATED,
+                "source": "the catalog does not say what one chip is: check that prices per "
+                "chip-hour are per chip, not per instance",
+            }
+        if acc is not None and parts[2:] == ["instance_types"] and not acc.instance_types:
+            record = {**record, "point": "none listed"}
+        result.append(record)
+        price = acc.on_demand_usd_per_instance_hour if acc is not None else None
+        if price is not None and parts[2:] == ["on_demand_usd_per_chip_hour"]:
+            result.append(
+                {
+                    "path": f"accelerators.{parts[1]}.on_demand_usd_per_instance_hour",
+                    "low": price.low,
+                    "point": price.value,
+                    "high": price.high,
+                    "source": f"{price.instance}: {price.source}",
+                }
+            )
+    return result
 
 
 def setting_source(catalog: Catalog, path: str) -> str:

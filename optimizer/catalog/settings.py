@@ -130,12 +130,27 @@ def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | No
         # Text stays text: YAML would read an SDK version "2.20" as the number 2.2.
         value = raw
     is_range_part = last in RANGE_KEYS and bool(RANGE_KEYS & node.keys())
+    other = ALTERNATIVE_PRICES.get(last)
+    if last not in node and other in node:
+        # A price in the other unit replaces the file's: an accelerator has exactly one.
+        del node[other]
+        if not isinstance(value, dict):
+            value = {
+                "low": value,
+                "high": value,
+                "point": value,
+                "source": f"set to {value} by override, replacing {other}",
+            }
+        node[last] = value
+        return None
     if last not in node and not (_may_add(keys) or is_range_part):
         return _unknown(keys, node)
     if isinstance(current, dict) and RANGE_KEYS & current.keys() and not isinstance(value, dict):
         # A single number for a range: the figure becomes certain at that value.
         source = current.get("source", "")
         node[last] = {
+            # Keys beside the range stay (a price per instance-hour keeps its instance).
+            **{k: v for k, v in current.items() if k not in RANGE_KEYS | {"source"}},
             "low": value,
             "high": value,
             "point": value,
@@ -151,6 +166,13 @@ def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | No
         node[last] = value
     return None
 
+
+ALTERNATIVE_PRICES = {
+    "on_demand_usd_per_chip_hour": "on_demand_usd_per_instance_hour",
+    "on_demand_usd_per_instance_hour": "on_demand_usd_per_chip_hour",
+}
+"""An accelerator's on-demand price is given in exactly one of these units; setting it in the
+other unit replaces it (a sweep of the price per chip-hour works on any catalog)."""
 
 OPEN_MAPS = frozenset(
     {"support", "features", "bytes_per_param", "pricing_options", "accelerators", "load_profiles"}

@@ -95,7 +95,8 @@ def catalog_options(func: Callable[..., Any]) -> Callable[..., Any]:
         type=click.Path(dir_okay=False),
         envvar=CATALOG_ENV,
         show_envvar=True,
-        help="Catalog YAML to use instead of the packaged default.",
+        help="Catalog YAML file, or a packaged catalog's name (aws-2026: public AWS figures), "
+        "to use instead of the packaged default (default-2026, the reference document's).",
     )
     @click.option(
         "--set",
