@@ -7,8 +7,10 @@ level ``g_t`` in [0, 1] per slice (``models.catalog.LoadProfile``).
 * **serving** (online inference): a deployment of ``n`` chips at peak holds
   ``n (b + (1 - b) g_t)`` chips in slice ``t``. ``b = 0`` unless the profile follows the
   workload's peak-to-mean ``p``: then ``b = (1/p - mean(g)) / (1 - mean(g))``, so that the
-  month's mean is ``n / p``, and never below one replica's share ``s / n`` (a deployment does
-  not scale below one replica) nor above 1. Chip-hours: ``n H (b + (1 - b) mean(g))``.
+  month's mean is ``n / p``, and never below one replica's share ``ceil(s / u) u / n`` (a
+  deployment does not scale below one replica, billed in whole deployment units ``u``: a
+  1-chip Trainium2 replica holds a 4-chip instance) nor above 1. Chip-hours:
+  ``n H (b + (1 - b) mean(g))``.
 * **work** (training, batch inference): ``h`` chip-hours of work, run on ``n`` chips at a time,
   at least the deployment's chips and at least ``h`` over the hours the profile offers
   (``H_eff = sum_t w_t g_t / max(g)``), in whole replicas: it runs ``r = h / n`` hours. A
@@ -144,7 +146,10 @@ def load_figures(
                 wanted = (
                     np.ones(len(rows)) if flat else (1 / peak_to_mean[rows] - mean) / (1 - mean)
                 )
-                floor = replica_chips[rows] / np.maximum(peak_chips[rows], 1)
+                # One replica stays up, billed in whole deployment units (a Trainium2
+                # instance of 4 chips even for a 1-chip replica).
+                one_replica = np.ceil(replica_chips[rows] / unit - 1e-9) * unit
+                floor = one_replica / np.maximum(peak_chips[rows], 1)
                 share = np.clip(np.maximum(wanted, floor), 0, 1)
             base[rows] = share
             chip_hours[rows] = peak_chips[rows] * month * (share + (1 - share) * mean)
