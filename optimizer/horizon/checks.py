@@ -12,10 +12,11 @@ import math
 import pandas as pd
 
 from placement.analysing.checks import in_use_today
+from placement.analysing.durations import months_for, port_months
 from placement.estimating import estimate
 from placement.estimating.economics.one_offs import switching_one_off_usd
 from placement.horizon.releases import catalog_in
-from placement.horizon.timeline import month_factors, month_of_week, months_for
+from placement.horizon.timeline import month_factors, month_of_week
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan, Roadmap
 
@@ -118,7 +119,7 @@ def _step_problems(roadmap: Roadmap, catalog: Catalog) -> list[str]:
         assert s.family is not None
         lag = platform.support_lag_weeks.value
         lag = lag if catalog.family_support(s.family, s.platform) == "pending" else 0.0
-        d = max(1, months_for(lag + platform.porting_weeks_per_family.value, catalog))
+        d = port_months(lag + platform.porting_weeks_per_family.value, catalog)
         if s.ready_month - s.start_month != d or s.start_month < 1:
             problems.append(f"port {s.family}/{s.platform}: takes {d} months, not as planned")
         programme = ready_platform.get(s.platform)

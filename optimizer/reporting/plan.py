@@ -263,18 +263,19 @@ def _moves_section(plan: Plan) -> _Section:
         (
             m.workload_id,
             f"{m.from_accelerator} -> {m.to_accelerator}",
-            f"{m.switching_one_off_usd:,.0f}",
+            f"{m.one_offs_usd:,.0f}",
             "cannot stay" if m.monthly_saving_usd is None else f"{m.monthly_saving_usd:,.0f}",
+            str(m.lead_months),
             "" if m.payback_months is None else f"{m.payback_months:.1f}",
         )
         for m in ranked[:MOVES_SHOWN]
     ]
     if len(ranked) > MOVES_SHOWN:
         rows.append(
-            (f"and {len(ranked) - MOVES_SHOWN:,} more (the JSON lists all)", "", "", "", "")
+            (f"and {len(ranked) - MOVES_SHOWN:,} more (the JSON lists all)", "", "", "", "", "")
         )
-    title = f"Moves ({len(ranked):,} workloads leave where they run today)"
-    headers = ("workload", "move", "one-off $", "saves $/month", "payback months")
+    title = f"Moves ({len(ranked):,} workloads leave where they run today; at the plan's prices)"
+    headers = ("workload", "move", "one-offs $", "saves $/mo", "lead mo", "payback mo")
     return _Section(title, headers, rows, text_columns=2)
 
 
