@@ -411,6 +411,27 @@ class Roadmap(_Out):
     stay_total_usd: float | None = Field(
         description="What staying where the team is costs over the horizon, on the same basis."
     )
+    stay_monthly_usd: float | None = Field(
+        default=None,
+        description="stay_total_usd / horizon_months: staying where the team is, a month over "
+        "the same months as objective_monthly_usd (schema 1.8).",
+    )
+    all_h100_on_demand_total_usd: float | None = Field(
+        default=None,
+        description="Every workload on the catalog's baseline option (H100 on demand) over the "
+        "horizon, with the same months and growth, nothing bought (owned commitments still "
+        "cost and cover); None where some workload cannot run there (schema 1.8).",
+    )
+    all_h100_on_demand_monthly_usd: float | None = Field(
+        default=None,
+        description="all_h100_on_demand_total_usd / horizon_months (schema 1.8).",
+    )
+    end_state_monthly_usd: float | None = Field(
+        default=None,
+        description="What a month of the end state costs (the steady-state plan of where the "
+        "roadmap leaves every workload, with commitments and one-offs as the steady state "
+        "counts them): what the plan's baselines are compared with (schema 1.8).",
+    )
     payback_month: int | None = Field(
         description="The first month from which the running saving against staying stays "
         "positive; None if it never is."
@@ -441,7 +462,9 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 1.7 ``steady_committed_chips`` per slice (part-month work is covered net of it) and
 ``roadmap.changes_nothing``; 1.8 moves priced at the plan's prices (``monthly_saving_usd`` and
 ``payback_months`` take that meaning; ``list_monthly_saving_usd``, ``stay_monthly_usd``,
-``plan_monthly_usd``, the one-offs a move triggers and its ``lead_months`` added)."""
+``plan_monthly_usd``, the one-offs a move triggers and its ``lead_months`` added) and the
+roadmap's like-for-like comparisons (``stay_monthly_usd``, ``all_h100_on_demand_total_usd``,
+``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``)."""
 
 
 class InputInfo(_Out):

@@ -149,7 +149,14 @@ def _plan_horizon(
             "objective_monthly_usd": objective,
             "cost_breakdown": breakdown,
             "assignments": assignments,
-            "roadmap": roadmap.model_copy(update={"objective_monthly_usd": objective}),
+            "roadmap": roadmap.model_copy(
+                update={
+                    "objective_monthly_usd": objective,
+                    "end_state_monthly_usd": None
+                    if result.objective is None
+                    else round(result.objective, 2),
+                }
+            ),
             "solver": SolverInfo(
                 name=horizon.result.solver,
                 time_s=round(horizon.result.time_s, 3),

@@ -103,6 +103,24 @@ def _money_problems(plan: Plan, roadmap: Roadmap) -> list[str]:
         plan.objective_monthly_usd, plan.cost_breakdown.total_usd, 0.05
     ):
         problems.append("objective: not the cost breakdown's total")
+    return problems + _average_problems(roadmap)
+
+
+def _average_problems(roadmap: Roadmap) -> list[str]:
+    """The headline's comparisons are monthly averages of the same horizon: each ``*_monthly``
+    figure is its total over N (absent with its total, as in a JSON from before 1.8)."""
+    n = roadmap.horizon_months
+    problems = []
+    for name, total, monthly in (
+        ("stay", roadmap.stay_total_usd, roadmap.stay_monthly_usd),
+        (
+            "all H100 on demand",
+            roadmap.all_h100_on_demand_total_usd,
+            roadmap.all_h100_on_demand_monthly_usd,
+        ),
+    ):
+        if total is not None and monthly is not None and not _close(monthly, total / n):
+            problems.append(f"{name}: {monthly} a month is not its total over {n} months")
     return problems
 
 
