@@ -85,22 +85,70 @@ class Assignment(_Out):
 
 
 class RecommendedMove(_Out):
-    """A workload the plan moves off the accelerator it runs on today, and what that brings."""
+    """A workload the plan moves off the accelerator it runs on today, and what that brings.
+
+    The saving is at the plan's prices: what the workload would cost staying where it runs
+    today, paid for in the same mix of on demand and commitments as the plan pays for it, minus
+    what it costs in the plan. The payback counts every one-off the move needs (its switching,
+    its share of the port and the migration programme it relies on) and the months before the
+    saving starts (placement.analysing.moves)."""
 
     workload_id: str
     from_accelerator: str
     to_accelerator: str
     switching_one_off_usd: float
     monthly_saving_usd: float | None = Field(
-        description="Its compute a month at on-demand rates where it runs today minus where it "
-        "goes (the options' monthly_cost_usd); None where it cannot stay (see reason)."
+        description="stay_monthly_usd - plan_monthly_usd: what the move saves a month at the "
+        "plan's prices (before schema 1.8: at on-demand rates, now list_monthly_saving_usd); "
+        "None where it cannot stay (see reason)."
     )
     payback_months: float | None = Field(
         default=None,
-        description="switching_one_off_usd / monthly_saving_usd; None where nothing is saved.",
+        description="lead_months + one_offs_usd / monthly_saving_usd: the months until the move "
+        "has paid back its one-offs (before schema 1.8: switching_one_off_usd over the on-demand "
+        "saving); None where nothing is saved.",
     )
     reason: str = Field(
-        default="", description="Why it cannot stay, where its current place is infeasible."
+        default="",
+        description="Why it cannot stay, where its current place is infeasible; why the plan "
+        "moves it, where it saves nothing at the plan's prices (or costs more on demand).",
+    )
+    list_monthly_saving_usd: float | None = Field(
+        default=None,
+        description="Its compute a month at on-demand rates where it runs today minus where it "
+        "goes (the options' monthly_cost_usd); None where it cannot stay (schema 1.8).",
+    )
+    stay_monthly_usd: float | None = Field(
+        default=None,
+        description="Its compute a month where it runs today at the plan's prices: its "
+        "chip-hours there split between on demand and each commitment option in the shares "
+        "that pay for it in the plan (its coverage), each at that option's rate there; None "
+        "where it cannot stay (schema 1.8).",
+    )
+    plan_monthly_usd: float = Field(
+        default=0.0,
+        description="Its compute a month in the plan (its assignment's monthly_cost_usd).",
+    )
+    port_share_usd: float = Field(
+        default=0.0,
+        description="Its share of the one-off of the port it needs where it goes: the port's "
+        "cost shared by the workloads that need that port, by chip-hours (schema 1.8).",
+    )
+    migration_share_usd: float = Field(
+        default=0.0,
+        description="Its share of the migration programme of the platform it goes to, where the "
+        "plan starts one: its cost shared by the workloads the plan puts on that platform (all "
+        "moving onto it), by chip-hours (schema 1.8).",
+    )
+    one_offs_usd: float = Field(
+        default=0.0,
+        description="switching_one_off_usd + port_share_usd + migration_share_usd.",
+    )
+    lead_months: int = Field(
+        default=0,
+        description="Whole months before the saving starts: the migration programme's lead "
+        "and the port's support lag and porting weeks, as a roadmap counts them; over a horizon, "
+        "the months before the roadmap moves it (schema 1.8).",
     )
 
 
@@ -363,6 +411,27 @@ class Roadmap(_Out):
     stay_total_usd: float | None = Field(
         description="What staying where the team is costs over the horizon, on the same basis."
     )
+    stay_monthly_usd: float | None = Field(
+        default=None,
+        description="stay_total_usd / horizon_months: staying where the team is, a month over "
+        "the same months as objective_monthly_usd (schema 1.8).",
+    )
+    all_h100_on_demand_total_usd: float | None = Field(
+        default=None,
+        description="Every workload on the catalog's baseline option (H100 on demand) over the "
+        "horizon, with the same months and growth, nothing bought (owned commitments still "
+        "cost and cover); None where some workload cannot run there (schema 1.8).",
+    )
+    all_h100_on_demand_monthly_usd: float | None = Field(
+        default=None,
+        description="all_h100_on_demand_total_usd / horizon_months (schema 1.8).",
+    )
+    end_state_monthly_usd: float | None = Field(
+        default=None,
+        description="What a month of the end state costs (the steady-state plan of where the "
+        "roadmap leaves every workload, with commitments and one-offs as the steady state "
+        "counts them): what the plan's baselines are compared with (schema 1.8).",
+    )
     payback_month: int | None = Field(
         description="The first month from which the running saving against staying stays "
         "positive; None if it never is."
@@ -381,7 +450,7 @@ class Roadmap(_Out):
     purchases: list[RoadmapPurchase]
 
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -391,7 +460,11 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 ``roadmap.after_horizon_charged_usd``, ``break_even_utilization`` and
 ``net_saving_monthly_usd`` per commitment (utilisation counted owned first slice by slice);
 1.7 ``steady_committed_chips`` per slice (part-month work is covered net of it) and
-``roadmap.changes_nothing``."""
+``roadmap.changes_nothing``; 1.8 moves priced at the plan's prices (``monthly_saving_usd`` and
+``payback_months`` take that meaning; ``list_monthly_saving_usd``, ``stay_monthly_usd``,
+``plan_monthly_usd``, the one-offs a move triggers and its ``lead_months`` added) and the
+roadmap's like-for-like comparisons (``stay_monthly_usd``, ``all_h100_on_demand_total_usd``,
+``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``)."""
 
 
 class InputInfo(_Out):

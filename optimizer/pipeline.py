@@ -15,6 +15,7 @@ import pandas as pd
 from placement.analysing.assembly import assemble_plan, plan_status
 from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import Solution, extract_solution
+from placement.analysing.moves import with_lead
 from placement.analysing.provenance import now_utc, run_info
 from placement.analysing.showback import scaled_shares
 from placement.catalog import CatalogSource, read_catalog
@@ -135,13 +136,27 @@ def _plan_horizon(
         a.model_copy(update={"showback_monthly_usd": shares.get(i, 0.0)})
         for i, a in enumerate(plan_.assignments)
     ]
+    # A move's saving starts when the roadmap moves the workload, not when a lone port would
+    # be ready: the roadmap queues ports and may wait out commitments.
+    ready = {w.workload_id: w.ready_month for w in roadmap.workloads if w.ready_month}
+    moves = [
+        with_lead(m, ready[m.workload_id] - 1) if m.workload_id in ready else m for m in plan_.moves
+    ]
     plan_ = plan_.model_copy(
         update={
             "status": plan_status(horizon.result),
+            "moves": moves,
             "objective_monthly_usd": objective,
             "cost_breakdown": breakdown,
             "assignments": assignments,
-            "roadmap": roadmap.model_copy(update={"objective_monthly_usd": objective}),
+            "roadmap": roadmap.model_copy(
+                update={
+                    "objective_monthly_usd": objective,
+                    "end_state_monthly_usd": None
+                    if result.objective is None
+                    else round(result.objective, 2),
+                }
+            ),
             "solver": SolverInfo(
                 name=horizon.result.solver,
                 time_s=round(horizon.result.time_s, 3),

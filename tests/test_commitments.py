@@ -513,7 +513,7 @@ def test_the_greedy_baseline_weighs_a_migration_programme_against_what_it_saves(
     assert result.plan.objective_monthly_usd == pytest.approx(1200 + 1752, abs=0.01)
 
 
-def test_a_move_dearer_at_list_prices_says_what_covers_it_where_it_goes() -> None:
+def test_a_move_dearer_at_the_plans_prices_says_what_covers_it_where_it_goes() -> None:
     # Four owned 16-chip Trainium2 units with nothing to run: the chat on H100 today moves to
     # them although Trainium2 costs more for it on demand. The move says so, and why: the
     # owned units cover all of its chip-hours, at the price the plan shows for it there.
@@ -537,8 +537,18 @@ def test_a_move_dearer_at_list_prices_says_what_covers_it_where_it_goes() -> Non
     [move] = result.plan.moves
     assert (a.accelerator, move.to_accelerator) == ("trn2", "trn2")
     on_demand = {o.accelerator: o.monthly_cost_usd for o in a.options if o.pricing == "on_demand"}
-    assert move.monthly_saving_usd == pytest.approx(on_demand["h100"] - on_demand["trn2"])
+    assert move.list_monthly_saving_usd == pytest.approx(on_demand["h100"] - on_demand["trn2"])
+    assert move.list_monthly_saving_usd < 0
+    # At the plan's prices: the owned units' rate on Trainium2 against the same buying
+    # decision (a reservation) staying on H100.
+    reserved = {o.accelerator: o.monthly_cost_usd for o in a.options if o.pricing == "reserved_1yr"}
+    assert a.coverage == {"reserved_1yr": pytest.approx(a.chip_hours)}
+    assert move.stay_monthly_usd == pytest.approx(reserved["h100"], abs=0.01)
+    assert move.plan_monthly_usd == pytest.approx(a.monthly_cost_usd)
+    saving = reserved["h100"] - a.monthly_cost_usd
+    assert move.monthly_saving_usd == pytest.approx(saving, abs=0.01)
     assert move.monthly_saving_usd < 0 and move.payback_months is None
     assert f"costs ${-move.monthly_saving_usd:,.2f} a month more on trn2" in move.reason
     assert "cover 100% of its chip-hours" in move.reason
     assert f"${a.monthly_cost_usd:,.2f} a month there" in move.reason
+    assert "paid for whether used or not" in move.reason

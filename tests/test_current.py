@@ -66,9 +66,18 @@ def test_a_move_is_made_only_when_its_saving_beats_its_switching_cost() -> None:
                 for o in plan.assignments[0].options
                 if o.pricing == "on_demand"
             }
-            expected_saving = on_demand["h100"] - on_demand["trn2"]
-            assert move.monthly_saving_usd == pytest.approx(expected_saving, abs=0.01)
-            assert move.payback_months == pytest.approx(switching / expected_saving, abs=0.01)
+            # At list prices the move saves the on-demand difference; at the plan's prices
+            # (reserved on Trainium2, so priced reserved on H100 staying) it saves what the
+            # plan pinned to H100 costs more: half as much, at 50% off.
+            assert move.list_monthly_saving_usd == pytest.approx(
+                on_demand["h100"] - on_demand["trn2"], abs=0.01
+            )
+            assert move.monthly_saving_usd == pytest.approx(saving, abs=0.01)
+            assert move.monthly_saving_usd == pytest.approx(
+                (on_demand["h100"] - on_demand["trn2"]) / 2, abs=0.01
+            )
+            assert (move.port_share_usd, move.migration_share_usd, move.lead_months) == (0, 0, 0)
+            assert move.payback_months == pytest.approx(switching / saving, abs=0.01)
         else:
             assert plan.objective_monthly_usd == pytest.approx(stay.objective_monthly_usd, abs=0.02)
             assert plan.moves == []
@@ -122,3 +131,54 @@ def test_a_catalog_without_a_switching_cost_moves_for_free() -> None:
     assert placement_of_plan(plan) == "trn2"
     assert plan.moves[0].switching_one_off_usd == 0
     assert plan.cost_breakdown.switching_amortized_usd == 0
+
+
+def test_a_moves_saving_and_payback_are_at_the_plans_prices_with_its_one_offs_and_lead() -> None:
+    """Two llama jobs on H100 today, running all month (730 h) on 8 and 4 chips, move to
+    Trainium2 (same speed, $1/chip-h on demand against H100's $2; reservations 50% off; 4-chip
+    units). Neuron is not adopted: the plan starts its programme ($500, 10 weeks) and ports
+    llama ($200, 2 weeks); each move costs $1,000. All figures by hand from the catalog."""
+
+    def edit(data: dict[str, Any]) -> None:
+        econ = data["economics"]
+        econ["hours_per_month"]["value"] = 730  # 4.345 weeks a month
+        econ["amortization_months"]["value"] = 24  # so that the one-offs pay
+        econ["switching_usd_per_workload"] = {"low": 1000, "high": 1000, "source": "test"}
+
+    catalog = make_catalog(simple_catalog_dict(), edit)
+    rows = [
+        workload(w, h100_gpu_hours=hours, current_accelerator="h100", load_profile="continuous")
+        for w, hours in (("big", 8 * 730), ("small", 4 * 730))
+    ]
+    plan = run_plan(rows, catalog).plan
+    assert [m.workload_id for m in plan.moves] == ["big", "small"]
+    big, small = plan.moves
+    # Both fully reserved on Trainium2 (3 units of 4 chips, used all month): $0.50/chip-h.
+    assert big.plan_monthly_usd == pytest.approx(8 * 730 * 0.5)  # 2,920
+    assert small.plan_monthly_usd == pytest.approx(4 * 730 * 0.5)  # 1,460
+    # Staying, the same buying decision on H100: reserved at $1/chip-h.
+    assert big.stay_monthly_usd == pytest.approx(8 * 730 * 1.0)  # 5,840
+    assert small.stay_monthly_usd == pytest.approx(4 * 730 * 1.0)  # 2,920
+    assert big.monthly_saving_usd == pytest.approx(2920.0)
+    assert small.monthly_saving_usd == pytest.approx(1460.0)
+    # At list prices (on demand: $2 against $1) the saving would be twice that.
+    assert big.list_monthly_saving_usd == pytest.approx(8 * 730 * (2 - 1))  # 5,840
+    assert small.list_monthly_saving_usd == pytest.approx(4 * 730 * (2 - 1))  # 2,920
+    # The port ($200) and the programme ($500) shared 2:1 by chip-hours.
+    assert big.port_share_usd == pytest.approx(133.33, abs=0.01)
+    assert small.port_share_usd == pytest.approx(66.67, abs=0.01)
+    assert big.migration_share_usd == pytest.approx(333.33, abs=0.01)
+    assert small.migration_share_usd == pytest.approx(166.67, abs=0.01)
+    assert big.one_offs_usd == pytest.approx(1000 + 133.33 + 333.33, abs=0.02)  # 1,466.67
+    assert small.one_offs_usd == pytest.approx(1000 + 66.67 + 166.67, abs=0.02)  # 1,233.33
+    # Lead: the programme's 10 weeks are 3 months of 4.345 weeks, then the 2-week port 1.
+    assert big.lead_months == small.lead_months == 4
+    assert big.payback_months == pytest.approx(4 + 1466.67 / 2920, abs=0.01)  # 4.50
+    assert small.payback_months == pytest.approx(4 + 1233.33 / 1460, abs=0.01)  # 4.84
+    # The shares are the whole one-offs: nothing is counted twice or left out.
+    one_offs = sum(p.one_off_usd for p in plan.ported_families) + sum(
+        m.one_off_usd for m in plan.migrations
+    )
+    shares = sum(m.port_share_usd + m.migration_share_usd for m in plan.moves)
+    assert shares == pytest.approx(one_offs, abs=0.02) and one_offs == 700
+    assert big.reason == small.reason == ""

@@ -14,8 +14,11 @@ from placement.models.catalog import Catalog
 from placement.models.plan import Plan, Roadmap
 from placement.pipeline import PlanResult, plan
 from placement.reading import read_inventory
+from placement.reporting.plan import render_plan, summary_lines
 from tests.conftest import frame, make_catalog, simple_catalog_dict, workload
 from tests.test_cli import invoke
+
+SAMPLE = Path(__file__).parent.parent / "inputs" / "sample_inventory.csv"
 
 MIGRATION_USD = 5000.0  # one-off of the Neuron programme in these tests
 PORT_USD = 200.0  # 2 weeks x $100
@@ -47,11 +50,13 @@ def run(rows: list[dict[str, Any]], catalog: Catalog, months: int | None) -> Pla
         frame(rows), list(catalog.accelerators), load_profiles=catalog.profile_kinds()
     )
     result = plan(inventory, catalog, horizon=months)
-    if months is not None:
-        assert check_roadmap(result.plan, result.inventory.workloads, catalog) == []
-    # The end state runs on the SDK of the horizon's last month.
-    end = catalog if months is None else catalog_in(catalog, months)
-    assert check_plan(result.plan, result.inventory.workloads, end) == []
+    # The plan, and its JSON read back as a script would, re-check clean.
+    for plan_ in (result.plan, Plan.model_validate_json(result.plan.model_dump_json())):
+        if months is not None:
+            assert check_roadmap(plan_, result.inventory.workloads, catalog) == []
+        # The end state runs on the SDK of the horizon's last month.
+        end = catalog if months is None else catalog_in(catalog, months)
+        assert check_plan(plan_, result.inventory.workloads, end) == []
     return result
 
 
@@ -103,6 +108,12 @@ def test_a_migration_that_pays_in_steady_state_but_not_within_a_year_waits_for_2
     months_to_pay = 4 + one_off / saving
     assert road.payback_month == int(months_to_pay) + 1
     assert road.first_year_net_usd == pytest.approx(8 * saving - one_off, abs=0.5)
+    # The headline's comparisons are the same 24 months: staying on H100 and all H100 on
+    # demand are both 24 months of the H100 cost here; the end state is the steady state.
+    assert road.stay_monthly_usd == pytest.approx(cost["h100"], abs=0.05)
+    assert road.all_h100_on_demand_total_usd == pytest.approx(24 * cost["h100"], abs=0.5)
+    assert road.all_h100_on_demand_monthly_usd == pytest.approx(cost["h100"], abs=0.05)
+    assert road.end_state_monthly_usd == pytest.approx(steady.plan.objective_monthly_usd, abs=0.05)
 
 
 def target_of_steady(result: PlanResult) -> str:
@@ -407,3 +418,58 @@ def test_a_roadmap_that_changes_nothing_says_so(tmp_path: Path) -> None:
     table = invoke("plan", inventory, "--horizon", "12")
     assert table.exit_code == 0, table.output
     assert "changes nothing" in table.output
+
+
+def test_the_headline_compares_the_horizons_average_over_the_same_months_and_growth() -> None:
+    """Over 3 months, one job growing 10% a month and one starting in month 2: all H100 on
+    demand over the horizon is each month's demand at the H100 on-demand cost, averaged over
+    the 3 months; staying put and the end state are labelled as what they are."""
+    catalog = horizon_catalog()
+    rows = [
+        workload("grows", h100_gpu_hours=500, monthly_growth=0.1),
+        workload("late", h100_gpu_hours=200, start_month=2),
+    ]
+    result = run(rows, catalog, 3)
+    road = roadmap_of(result)
+    h100 = {
+        a.workload_id: next(
+            o.monthly_cost_usd
+            for o in a.options
+            if (o.accelerator, o.pricing) == ("h100", "on_demand")
+        )
+        for a in result.plan.assignments
+    }
+    assert h100 == {"grows": 1000.0, "late": 400.0}  # 500 and 200 GPU-hours at $2
+    total = h100["grows"] * (1 + 1.1 + 1.21) + h100["late"] * (0 + 1 + 1)  # 4,110
+    assert road.all_h100_on_demand_total_usd == pytest.approx(total, abs=0.05)
+    assert road.all_h100_on_demand_monthly_usd == pytest.approx(total / 3, abs=0.01)  # 1,370
+    # Three months are too few for the Neuron programme: the roadmap stays on H100.
+    assert road.stay_monthly_usd == pytest.approx(result.plan.objective_monthly_usd, abs=0.05)
+    lines = dict(summary_lines(result.plan))
+    assert lines["monthly cost"] == "$1,370 (average of 3 months)"
+    # It runs on H100 on demand all along (nothing pays in 3 months), so the same.
+    assert lines["all H100 on-demand (same)"] == "$1,370 (the same)"
+    assert lines["staying put (3-month avg)"] == "$1,370 (the same)"
+    assert lines["end state (month 3 on)"].endswith("a month")
+
+
+def test_a_sample_roadmap_shows_what_it_buys_and_its_json_checks_clean() -> None:
+    """The sample over 12 months: the JSON re-checks clean; the table lists the roadmap's
+    purchases beside the end state's commitments (labelled as such), fits 80 columns, and its
+    Roadmap section has no empty header row."""
+    result = plan(SAMPLE, horizon=12)
+    document = Plan.model_validate_json(result.plan.model_dump_json())
+    workloads = result.inventory.workloads
+    assert check_roadmap(document, workloads, result.catalog) == []
+    assert check_plan(document, workloads, catalog_in(result.catalog, 12)) == []
+    road = roadmap_of(result)
+    bought = {(p.product, p.units) for p in road.purchases if p.units is not None}
+    assert bought == {("reserved_1yr/h100/1", 2), ("reserved_1yr/h100/8", 16)}
+    table = render_plan(result.plan, "table")
+    assert max(len(line) for line in table.splitlines()) <= 80
+    lines = table.splitlines()
+    buys = lines.index("Commitments the roadmap buys")
+    assert "reserved_1yr/h100/8   16 units" in "\n".join(lines[buys : buys + 8])
+    assert any(line.startswith("End-state commitments (month 12 on") for line in lines)
+    roadmap = lines.index("Roadmap")
+    assert lines[roadmap + 1].split()[0] == "horizon"  # no header row, no rule

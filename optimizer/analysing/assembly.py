@@ -114,7 +114,7 @@ def assemble_plan(
             for w, a in workloads.get("current_accelerator", pd.Series(dtype=object)).items()
             if a is not None and not pd.isna(a)
         }
-        moves = recommended_moves(estimates.options, solution.chosen, workloads, catalog)
+        moves = recommended_moves(estimates.options, solution, workloads, catalog)
         for row in _records(solution.chosen):
             w = int(row["workload"])
             paid = coverage.get(w, {})

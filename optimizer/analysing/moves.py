@@ -1,74 +1,232 @@
 """The moves a plan recommends: workloads leaving the accelerator they run on today.
 
-Each move's saving compares like with like: the workload's compute a month at on-demand rates
-where it runs today and where the plan puts it (the ``monthly_cost_usd`` of the two on-demand
-options); its payback is the switching one-off over that saving. Commitments change what the
-plan pays in the end, which the plan's totals show; the per-move figure says whether the move
-pays for itself at list prices. A move that does not (it costs more on demand where it goes)
-says why the plan makes it anyway: the commitments held there cover it, at the price the plan
-pays for it.
+A move of workload j from the accelerator c it runs on today to the plan's accelerator t is
+priced at the plan's prices, not at list prices, because commitments change what the team pays
+wherever the workload runs:
+
+- **Staying** costs ``S_j = sum_p (h_{j,p} / h_j) C_{j,c,p}``: its chip-hours split between on
+  demand and each commitment option p in the shares that pay for it in the plan (its coverage
+  ``h_{j,p}`` of its ``h_j`` chip-hours), each share at option p's monthly cost on c
+  (``C_{j,c,p}``, the option's ``monthly_cost_usd``: all its chip-hours there at p's rate). The
+  share paid on demand stays on demand; an option c does not offer (or cannot run it under) is
+  paid on demand. So a workload 90% reserved on Trainium2 in the plan is priced staying on H100
+  90% at the H100 reservation's rate: the same buying decision, where it runs today.
+- **In the plan** it costs ``P_j``, its compute at the rates of what covered it (its
+  assignment's ``monthly_cost_usd``). The monthly saving is ``s_j = S_j - P_j``.
+- **The one-offs it triggers**: its switching one-off ``K``; its share of the port it needs
+  (the port's one-off shared by the workloads that need that port, by chip-hours); its share
+  of the migration programme of the platform it goes to, where the plan starts one (shared by
+  the workloads the plan puts on that platform, by chip-hours: none runs there today, or the
+  platform would be adopted, so all are moving onto it). The shares follow the showback's
+  rules 3 and 4 (placement.analysing.showback), so the two reconcile: ``O_j = K + port share +
+  migration share``.
+- **The lead**: ``L_j`` whole months before the saving starts: the programme's lead where the
+  plan starts one, then the port's support lag and porting weeks (at least a month), counted
+  as a roadmap counts them (placement.analysing.durations); 0 where nothing is waited for.
+- **Payback**: ``L_j + O_j / s_j`` months where ``s_j > 0``; none otherwise.
+
+The figure at list prices (on-demand option where it runs today minus where it goes) is kept
+beside it. A move that saves nothing at the plan's prices, or costs more on demand, says why the
+plan makes it anyway. Queues of ports behind a few engineers are the roadmap's to plan
+(``--horizon``), which replaces the lead by the months before it moves the workload.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
+from placement.analysing.durations import months_for, port_months
+from placement.analysing.extract import Solution
+from placement.analysing.showback import platform_users, port_users, pricing_coverage
+from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.models.catalog import Catalog
 from placement.models.plan import RecommendedMove
 
 
 def recommended_moves(
-    options: pd.DataFrame, chosen: pd.DataFrame, workloads: pd.DataFrame, catalog: Catalog
+    options: pd.DataFrame, solution: Solution, workloads: pd.DataFrame, catalog: Catalog
 ) -> list[RecommendedMove]:
     """One move per placed workload whose accelerator differs from its current one."""
     if "current_accelerator" not in workloads or workloads["current_accelerator"].isna().all():
         return []
-    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
-    today = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
-    today = today.set_index(["workload", "accelerator"])
+    costs = options.set_index(["workload", "accelerator", "pricing"])
+    paid: dict[int, dict[str, float]] = {}
+    for c in pricing_coverage(solution, catalog).itertuples():
+        paid.setdefault(int(c.workload), {})[str(c.pricing)] = float(c.chip_hours)
+    shares = _one_off_shares(solution, catalog)
     moves = []
-    for row in chosen.itertuples():
+    for row in solution.chosen.itertuples():
         current = workloads.at[row.workload, "current_accelerator"]
         if current is None or pd.isna(current) or current == row.accelerator:
             continue
-        there = today.loc[(row.workload, current)]
-        one_off = float(row.switching_usd)
-        saving = None
-        reason = ""
-        if bool(there["feasible"]):
-            saving = round(float(there["monthly_cost_usd"]) - float(row.monthly_cost_usd), 2)
-            if saving <= 0:
-                reason = _dearer_at_list_prices(
-                    str(row.accelerator),
-                    -saving,
-                    float(row.committed_chip_hours) / float(row.chip_hours),
-                    float(row.compute_usd),
-                )
-        else:
-            reason = f"cannot stay on {current}: {there['reason']}"
+        port_share, migration_share = shares.get(int(row.workload), (0.0, 0.0))
         moves.append(
-            RecommendedMove(
-                workload_id=str(row.workload_id),
-                from_accelerator=str(current),
-                to_accelerator=str(row.accelerator),
-                switching_one_off_usd=round(one_off, 2),
-                monthly_saving_usd=saving,
-                payback_months=round(one_off / saving, 2) if saving and saving > 0 else None,
-                reason=reason,
+            _move(
+                row,
+                str(current),
+                costs.loc[int(row.workload)],
+                paid.get(int(row.workload), {}),
+                port_share,
+                migration_share,
+                catalog,
             )
         )
     return moves
 
 
-def _dearer_at_list_prices(
-    to: str, extra_usd: float, committed_share: float, compute_usd: float
-) -> str:
-    """Why a move that costs more on demand is in the plan: what covers it where it goes."""
-    head = f"at on-demand prices it costs ${extra_usd:,.2f} a month more on {to}"
-    if committed_share > 0:
-        return (
-            f"{head}; the plan moves it because commitments held on {to} cover "
-            f"{committed_share:.0%} of its chip-hours: it costs ${compute_usd:,.2f} a month "
-            "there in the plan"
+def _move(
+    row: Any,
+    current: str,
+    costs: pd.DataFrame,
+    paid: dict[str, float],
+    port_share: float,
+    migration_share: float,
+    catalog: Catalog,
+) -> RecommendedMove:
+    """The move of one chosen row (see the module for the figures)."""
+    to = str(row.accelerator)
+    on_demand_there = costs.loc[(current, catalog.on_demand_option(current))]
+    on_demand_here = costs.loc[(to, catalog.on_demand_option(to))]
+    plan_usd = float(row.compute_usd)
+    switching = float(row.switching_usd)
+    one_offs = switching + port_share + migration_share
+    lead = lead_months(row, catalog)
+    list_saving = stay = saving = None
+    reason = ""
+    if bool(on_demand_there["feasible"]):
+        list_saving = round(
+            float(on_demand_there["monthly_cost_usd"]) - float(on_demand_here["monthly_cost_usd"]),
+            2,
         )
-    return f"{head}; the plan's total is lower with it there (commitments are shared)"
+        stay = round(stay_monthly_usd(costs.loc[current], paid, current, to, catalog), 2)
+        saving = round(stay - plan_usd, 2)
+        committed = float(row.committed_chip_hours) / float(row.chip_hours)
+        reason = _why_moved(current, to, stay, round(plan_usd, 2), list_saving, committed)
+    else:
+        reason = f"cannot stay on {current}: {on_demand_there['reason']}"
+    return RecommendedMove(
+        workload_id=str(row.workload_id),
+        from_accelerator=current,
+        to_accelerator=to,
+        switching_one_off_usd=round(switching, 2),
+        monthly_saving_usd=saving,
+        payback_months=payback_months(one_offs, saving, lead),
+        reason=reason,
+        list_monthly_saving_usd=list_saving,
+        stay_monthly_usd=stay,
+        plan_monthly_usd=round(plan_usd, 2),
+        port_share_usd=round(port_share, 2),
+        migration_share_usd=round(migration_share, 2),
+        one_offs_usd=round(one_offs, 2),
+        lead_months=lead,
+    )
+
+
+def stay_monthly_usd(
+    there: pd.DataFrame, paid: dict[str, float], current: str, to: str, catalog: Catalog
+) -> float:
+    """``S = sum_p (h_p / h) C_{c,p}``: the workload's compute on ``current`` (``there``: its
+    options on that accelerator, by pricing) in the mix of pricing options that pays for it in
+    the plan (``paid``: chip-hours by option). Its on-demand share, and any share of an option
+    ``current`` does not offer or cannot run it under, is priced at ``current``'s on-demand
+    option."""
+    on_demand = catalog.on_demand_option(current)
+    total = sum(paid.values())
+    if total <= 0:
+        return float(there.at[on_demand, "monthly_cost_usd"])
+    cost = 0.0
+    for pricing, hours in paid.items():
+        usable = (
+            pricing != catalog.on_demand_option(to)
+            and pricing in there.index
+            and bool(there.at[pricing, "feasible"])
+        )
+        option = pricing if usable else on_demand
+        cost += hours / total * float(there.at[option, "monthly_cost_usd"])
+    return cost
+
+
+def lead_months(row: Any, catalog: Catalog) -> int:
+    """``L``: whole months before a move's saving starts. The programme's lead where the plan
+    starts one for the platform it goes to (``needs_migration``), then, where it needs a port,
+    the port's support lag and porting weeks (its option's ``ready_weeks`` less that lead), at
+    least a month: a roadmap's ``months_for(lead) + port_months(lag + porting)``."""
+    platform = catalog.platforms[str(row.platform)]
+    programme = platform.migration_lead_weeks.value if bool(row.needs_migration) else 0.0
+    months = months_for(programme, catalog)
+    if bool(row.needs_port):
+        months += port_months(float(row.ready_weeks) - programme, catalog)
+    return months
+
+
+def payback_months(one_offs_usd: float, saving_usd: float | None, lead: int) -> float | None:
+    """``L + O / s`` months where the move saves (``s > 0``); None where it does not."""
+    if saving_usd is None or saving_usd <= 0:
+        return None
+    return round(lead + one_offs_usd / saving_usd, 2)
+
+
+def with_lead(move: RecommendedMove, lead: int) -> RecommendedMove:
+    """The move with a lead of ``lead`` months (a roadmap's: the months before it moves the
+    workload, ports queued behind the engineers included) and its payback recounted."""
+    payback = payback_months(move.one_offs_usd, move.monthly_saving_usd, lead)
+    return move.model_copy(update={"lead_months": lead, "payback_months": payback})
+
+
+def _one_off_shares(solution: Solution, catalog: Catalog) -> dict[int, tuple[float, float]]:
+    """Each placed workload's share of the port it needs and of its platform's programme (one-
+    offs, not amortized), by chip-hours among the workloads sharing each (showback rules 3, 4)."""
+    port: dict[int, float] = {}
+    migration: dict[int, float] = {}
+    for p in solution.ported.itertuples():
+        _share(
+            porting_one_off_usd(catalog, str(p.platform)),
+            port_users(solution.chosen, str(p.family), str(p.platform)),
+            port,
+        )
+    for platform in solution.adopted:
+        _share(
+            migration_one_off_usd(catalog, platform),
+            platform_users(solution.chosen, platform),
+            migration,
+        )
+    return {w: (port.get(w, 0.0), migration.get(w, 0.0)) for w in set(port) | set(migration)}
+
+
+def _share(amount: float, weights: dict[int, float], into: dict[int, float]) -> None:
+    """Add ``amount`` to ``into`` in proportion to ``weights`` (nothing if they weigh 0)."""
+    total = sum(weights.values())
+    for w, weight in weights.items():
+        if total > 0:
+            into[w] = into.get(w, 0.0) + amount * weight / total
+
+
+def _why_moved(
+    current: str, to: str, stay: float, plan: float, list_saving: float, committed_share: float
+) -> str:
+    """Why a move that saves nothing at the plan's prices, or costs more on demand, is made:
+    what covers it where it goes, and the figures either way."""
+    cover = (
+        f"commitments held on {to} cover {committed_share:.0%} of its chip-hours"
+        if committed_share > 0
+        else f"it runs on demand on {to}"
+    )
+    if plan >= stay:
+        why = (
+            "those commitments are paid for whether used or not"
+            if committed_share > 0
+            else "commitments and one-offs are shared with other workloads"
+        )
+        return (
+            f"at the plan's prices it costs ${plan - stay:,.2f} a month more on {to} "
+            f"(${plan:,.2f} a month there; {cover}) than staying on {current} "
+            f"(${stay:,.2f}); the plan moves it because its total is lower with it there: {why}"
+        )
+    if list_saving <= 0:
+        return (
+            f"at on-demand prices it costs ${-list_saving:,.2f} a month more on {to}; at the "
+            f"plan's prices it saves ${stay - plan:,.2f} ({cover})"
+        )
+    return ""

@@ -68,24 +68,36 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
             _spread(idle, hours, share)
     months = catalog.economics.amortization_months.value
     for port in solution.ported.itertuples():
-        users = chosen[
-            chosen["family"].eq(port.family)
-            & chosen["platform"].eq(port.platform)
-            & chosen["needs_port"]
-        ]
-        weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
+        weights = port_users(chosen, str(port.family), str(port.platform))
         cost = porting_one_off_usd(catalog, str(port.platform)) / months
         if not _spread(cost, weights, share):
             _spread(cost, hours, share)
     for platform in solution.adopted:
-        users = chosen[chosen["platform"].eq(platform)]
-        weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
+        weights = platform_users(chosen, platform)
         cost = migration_one_off_usd(catalog, platform) / months
         if not _spread(cost, weights, share):
             _spread(cost, hours, share)
     for w, one_off in zip(chosen["workload"].astype(int), chosen["switching_usd"], strict=True):
         share[w] += float(one_off) / months
     return _cents_summing_to(dict(share), total_usd)
+
+
+def port_users(chosen: pd.DataFrame, family: str, platform: str) -> dict[int, float]:
+    """The workloads that need the port of ``family`` to ``platform`` (of that family, placed
+    on that platform, not running there already nor ``neuron_ready``), with their chip-hours:
+    the weights the port's cost is shared by (rule 3)."""
+    users = chosen[
+        chosen["family"].eq(family) & chosen["platform"].eq(platform) & chosen["needs_port"]
+    ]
+    return dict(zip(users["workload"].astype(int), users["chip_hours"].astype(float), strict=True))
+
+
+def platform_users(chosen: pd.DataFrame, platform: str) -> dict[int, float]:
+    """The workloads placed on ``platform``, with their chip-hours: the weights its migration
+    programme's cost is shared by (rule 4). Where the plan starts a programme, none of them
+    runs there today (running there would have adopted it), so all are moving onto it."""
+    users = chosen[chosen["platform"].eq(platform)]
+    return dict(zip(users["workload"].astype(int), users["chip_hours"].astype(float), strict=True))
 
 
 def scaled_shares(shares: dict[int, float], total_usd: float) -> dict[int, float]:

@@ -12,10 +12,11 @@ import math
 import pandas as pd
 
 from placement.analysing.checks import in_use_today
+from placement.analysing.durations import months_for, port_months
 from placement.estimating import estimate
 from placement.estimating.economics.one_offs import switching_one_off_usd
 from placement.horizon.releases import catalog_in
-from placement.horizon.timeline import month_factors, month_of_week, months_for
+from placement.horizon.timeline import month_factors, month_of_week
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan, Roadmap
 
@@ -102,6 +103,24 @@ def _money_problems(plan: Plan, roadmap: Roadmap) -> list[str]:
         plan.objective_monthly_usd, plan.cost_breakdown.total_usd, 0.05
     ):
         problems.append("objective: not the cost breakdown's total")
+    return problems + _average_problems(roadmap)
+
+
+def _average_problems(roadmap: Roadmap) -> list[str]:
+    """The headline's comparisons are monthly averages of the same horizon: each ``*_monthly``
+    figure is its total over N (absent with its total, as in a JSON from before 1.8)."""
+    n = roadmap.horizon_months
+    problems = []
+    for name, total, monthly in (
+        ("stay", roadmap.stay_total_usd, roadmap.stay_monthly_usd),
+        (
+            "all H100 on demand",
+            roadmap.all_h100_on_demand_total_usd,
+            roadmap.all_h100_on_demand_monthly_usd,
+        ),
+    ):
+        if total is not None and monthly is not None and not _close(monthly, total / n):
+            problems.append(f"{name}: {monthly} a month is not its total over {n} months")
     return problems
 
 
@@ -118,7 +137,7 @@ def _step_problems(roadmap: Roadmap, catalog: Catalog) -> list[str]:
         assert s.family is not None
         lag = platform.support_lag_weeks.value
         lag = lag if catalog.family_support(s.family, s.platform) == "pending" else 0.0
-        d = max(1, months_for(lag + platform.porting_weeks_per_family.value, catalog))
+        d = port_months(lag + platform.porting_weeks_per_family.value, catalog)
         if s.ready_month - s.start_month != d or s.start_month < 1:
             problems.append(f"port {s.family}/{s.platform}: takes {d} months, not as planned")
         programme = ready_platform.get(s.platform)

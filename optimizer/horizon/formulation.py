@@ -56,6 +56,7 @@ from collections.abc import Iterable
 import pandas as pd
 import pulp
 
+from placement.analysing.durations import months_for, port_months
 from placement.estimating import Estimates, estimate
 from placement.estimating.economics.commitments import CommitmentBook, commitment_book
 from placement.estimating.economics.one_offs import (
@@ -74,7 +75,6 @@ from placement.horizon.timeline import (
     interim_accelerators,
     month_factors,
     month_of_week,
-    months_for,
     outlives,
     start_months,
 )
@@ -214,7 +214,7 @@ def add_readiness(
     for f, s in ports:
         platform = catalog.platforms[s]
         lag = platform.support_lag_weeks.value if catalog.family_support(f, s) == "pending" else 0
-        d = max(1, months_for(lag + platform.porting_weeks_per_family.value, catalog))
+        d = port_months(lag + platform.porting_weeks_per_family.value, catalog)
         model.port_months[(f, s)] = d
         previous = 0.0
         for k in range(1, last + 1):

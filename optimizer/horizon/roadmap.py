@@ -257,6 +257,7 @@ def build_roadmap(
         after_horizon_usd=round(plan_after, 2),
         after_horizon_charged_usd=round(charged_after, 2),
         stay_total_usd=stay_total,
+        stay_monthly_usd=None if stay_total is None else round(stay_total / N, 2),
         changes_nothing=changes_nothing,
         payback_month=_payback(months),
         first_year_net_usd=_first_year(months),
@@ -266,6 +267,13 @@ def build_roadmap(
         steps=steps,
         purchases=purchases,
     )
+
+
+def horizon_total_usd(model: HorizonModel) -> float:
+    """A solved horizon model's total: every month's cost plus the commitment payments after
+    the horizon that are charged (as ``Roadmap.total_usd``)."""
+    months = sum(sum(v.values()) for v in month_values(model))
+    return round(months + pulp_value(model.after_horizon_charged), 2)
 
 
 def pulp_value(expr: object) -> float:

@@ -33,7 +33,7 @@ from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.model import HorizonModel
-from placement.horizon.roadmap import build_roadmap
+from placement.horizon.roadmap import build_roadmap, horizon_total_usd
 from placement.horizon.start import (
     Priced,
     Start,
@@ -93,6 +93,15 @@ def solve_horizon(
         return HorizonResult(result, None, {})
     result = _whole_moves(model, result, bound, solver, time_limit_s, gap)
     roadmap = build_roadmap(model, stay, estimates.workloads, catalog)
+    all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, time_limit_s, gap)
+    roadmap = roadmap.model_copy(
+        update={
+            "all_h100_on_demand_total_usd": all_base,
+            "all_h100_on_demand_monthly_usd": None
+            if all_base is None
+            else round(all_base / months, 2),
+        }
+    )
     # A target never ready within the horizon is reported as its interim place already.
     position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
     end = {position[w.workload_id]: w.target_accelerator for w in roadmap.workloads}
@@ -283,3 +292,35 @@ def _stay_put(
     )
     result = solve_model(stay, solver, time_limit_s, gap)
     return stay if result.has_solution else None
+
+
+def _all_on_baseline(
+    estimates: Estimates,
+    catalog: Catalog,
+    months: int,
+    epochs: dict[int, pd.DataFrame],
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> float | None:
+    """The horizon's total with every workload on the catalog's baseline accelerator and only
+    its baseline option bought (H100 on demand): the same months, growth and owned commitments
+    as the roadmap, so that its monthly average compares like with like. None where a
+    placeable workload cannot run there, or the model has no solution."""
+    options = estimates.options
+    base = catalog.baseline
+    placeable = set(options.loc[options["feasible"], "workload"].astype(int))
+    there = options[
+        options["feasible"]
+        & options["accelerator"].eq(base.accelerator)
+        & options["pricing"].eq(base.pricing)
+    ]
+    if not placeable or set(there["workload"].astype(int)) != placeable:
+        return None
+    settings = FormulationSettings(
+        fixed_accelerators={w: base.accelerator for w in placeable},
+        purchasable=frozenset({base.pricing}),
+    )
+    model = build_horizon_model(estimates, catalog, months, settings, epochs)
+    result = solve_model(model, solver, time_limit_s, gap)
+    return horizon_total_usd(model) if result.has_solution else None

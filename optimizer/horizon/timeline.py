@@ -2,7 +2,8 @@
 
 * A month is ``H / (24 x 7)`` weeks (``H`` the catalog's hours per month: 730 h is 4.345
   weeks), and a duration of ``d`` weeks takes ``ceil(d / that)`` whole months: the migration
-  programme's lead, and each port's support lag plus porting weeks.
+  programme's lead, and each port's support lag plus porting weeks (at least a month;
+  ``placement.analysing.durations``, shared with a move's payback).
 * A workload's demand in month ``m`` is its inventory figure times
   ``phi_j(m) = [s_j <= m <= e_j] (1 + g_j)^(m - s_j)``: ``s_j`` its ``start_month`` (1 if not
   given), ``e_j`` its ``end_month`` (the horizon's last month if not given), ``g_j`` its
@@ -19,21 +20,11 @@ import math
 import numpy as np
 import pandas as pd
 
-from placement.estimating.profiles import DAYS_IN_A_WEEK
-from placement.models.catalog import HOURS_IN_A_DAY, Catalog
+from placement.analysing.durations import weeks_per_month
+from placement.models.catalog import Catalog
 
 MAX_HORIZON_MONTHS = 120
 """The longest horizon planned: ten years, as ``end_month``'s bound."""
-
-
-def weeks_per_month(catalog: Catalog) -> float:
-    """Weeks in the catalog's month (``hours_per_month / 168``)."""
-    return catalog.economics.hours_per_month.value / (DAYS_IN_A_WEEK * HOURS_IN_A_DAY)
-
-
-def months_for(weeks: float, catalog: Catalog) -> int:
-    """Whole months a duration of ``weeks`` takes (0 for none)."""
-    return max(0, math.ceil(weeks / weeks_per_month(catalog) - 1e-9))
 
 
 def month_of_week(weeks: float, catalog: Catalog) -> int:

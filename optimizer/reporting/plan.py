@@ -22,7 +22,7 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from placement.models.plan import Assignment, Commitment, Plan, ReservedPurchase
+from placement.models.plan import Assignment, Commitment, Plan, ReservedPurchase, Roadmap
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.roadmap import (
     MONTH_HEADERS,
@@ -76,18 +76,23 @@ def usd(value: float | None) -> str:
     return f"-${-rounded:,}" if rounded < 0 else f"${rounded:,}"
 
 
-def _against(baseline: float | None, saving: float | None) -> str:
-    """A baseline and what the plan saves against it, in words that read right either way."""
+def _against(baseline: float | None, saving: float | None, subject: str = "the plan") -> str:
+    """A baseline and what ``subject`` saves against it, in words that read right either way."""
     if baseline is None:
         return "n/a"
     if saving is None:
         return usd(baseline)
     rounded = round(saving)
     if rounded > 0:
-        return f"{usd(baseline)} (the plan saves ${rounded:,})"
+        return f"{usd(baseline)} ({subject} saves ${rounded:,})"
     if rounded < 0:
-        return f"{usd(baseline)} (the plan costs ${-rounded:,} more)"
+        return f"{usd(baseline)} ({subject} costs ${-rounded:,} more)"
     return f"{usd(baseline)} (the same)"
+
+
+def _saving(baseline: float | None, cost: float | None) -> float | None:
+    """``baseline - cost``, None where either is unknown."""
+    return None if baseline is None or cost is None else baseline - cost
 
 
 def _finops_lines(plan: Plan) -> list[tuple[str, str]]:
@@ -104,18 +109,60 @@ def _finops_lines(plan: Plan) -> list[tuple[str, str]]:
     ]
 
 
+def _baseline_lines(plan: Plan) -> list[tuple[str, str]]:
+    """The plan against the baselines. A roadmap's monthly cost is the horizon's average, so
+    it is compared with staying and all H100 on demand over the same months and growth; the
+    steady-state baselines are compared with the end state, and labelled so."""
+    b = plan.baselines
+    steady = [
+        (
+            "all H100 on-demand",
+            _against(b.all_h100_on_demand_usd, b.savings_vs_all_h100_on_demand_usd),
+        ),
+        (
+            "best without migrating",
+            _against(b.all_h100_optimal_usd, b.savings_vs_all_h100_optimal_usd),
+        ),
+        ("greedy cheapest options", _against(b.greedy_usd, b.savings_vs_greedy_usd)),
+    ]
+    r = plan.roadmap
+    if r is None:
+        return steady
+    cost = plan.objective_monthly_usd
+    end = "the end state"
+    return [
+        (
+            f"staying put ({r.horizon_months}-month avg)",
+            _against(r.stay_monthly_usd, _saving(r.stay_monthly_usd, cost), "the roadmap"),
+        ),
+        (
+            "all H100 on-demand (same)",
+            _against(
+                r.all_h100_on_demand_monthly_usd,
+                _saving(r.all_h100_on_demand_monthly_usd, cost),
+                "the roadmap",
+            ),
+        ),
+        (f"end state (month {r.horizon_months} on)", f"{usd(r.end_state_monthly_usd)} a month"),
+        *[(f"  {label}", value) for label, value in _finops_lines(plan)],
+        *[(f"  {label}", value.replace("the plan", end)) for label, value in steady],
+    ]
+
+
 def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
     """The headline figures: status, total, breakdown, workloads, baselines, solver."""
-    b = plan.baselines
     cb = plan.cost_breakdown
     solver = f"{plan.solver.name}, gap " + (
         "n/a" if plan.solver.gap is None else f"{plan.solver.gap:.2%}"
     )
     if timings:
         solver += f", {plan.solver.time_s:.2f} s"
+    monthly = usd(plan.objective_monthly_usd)
+    if plan.roadmap is not None:
+        monthly += f" (average of {plan.roadmap.horizon_months} months)"
     return [
         ("status", plan.status + (f" ({plan.message})" if plan.message else "")),
-        ("monthly cost", usd(plan.objective_monthly_usd)),
+        ("monthly cost", monthly),
         ("  on-demand", usd(cb.on_demand_usd)),
         ("  commitments", usd(cb.reserved_usd)),
         ("  porting (amortized)", usd(cb.porting_amortized_usd)),
@@ -126,16 +173,9 @@ def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
             else []
         ),
         ("workloads", f"{len(plan.assignments):,} planned, {len(plan.unplaced):,} unplaced"),
-        *_finops_lines(plan),
-        (
-            "all H100 on-demand",
-            _against(b.all_h100_on_demand_usd, b.savings_vs_all_h100_on_demand_usd),
-        ),
-        (
-            "best without migrating",
-            _against(b.all_h100_optimal_usd, b.savings_vs_all_h100_optimal_usd),
-        ),
-        ("greedy cheapest options", _against(b.greedy_usd, b.savings_vs_greedy_usd)),
+        # A roadmap's commitment measures are its end state's, listed under it.
+        *(_finops_lines(plan) if plan.roadmap is None else []),
+        *_baseline_lines(plan),
         ("solver", solver),
     ]
 
@@ -191,6 +231,7 @@ class _Section:
     headers: tuple[str, ...]
     rows: Sequence[Sequence[str]]
     text_columns: int = 1  # the leading columns that are text (left-aligned); the rest numbers
+    header: bool = True  # False: label/value rows, drawn without a header row
 
 
 def _commitment_label(c: Commitment) -> str:
@@ -218,7 +259,12 @@ def _decision_sections(plan: Plan) -> list[_Section]:
             for c in plan.commitments
         ]
         columns = ("commitment", "size", "term", "$/month", "utilization")
-        sections.append(_Section("Commitments", columns, held, text_columns=3))
+        title = "Commitments"
+        if plan.roadmap is not None:
+            sections.extend(_roadmap_purchase_sections(plan.roadmap))
+            months = plan.roadmap.horizon_months
+            title = f"End-state commitments (month {months} on; not the roadmap's purchases)"
+        sections.append(_Section(title, columns, held, text_columns=3))
     if plan.ported_families or plan.migrations:
         one_offs = [
             (
@@ -242,10 +288,31 @@ def _decision_sections(plan: Plan) -> list[_Section]:
     if plan.moves:
         sections.append(_moves_section(plan))
     if plan.roadmap is not None:
-        sections.append(_Section("Roadmap", ("", ""), roadmap_summary(plan.roadmap)))
+        summary = roadmap_summary(plan.roadmap)
+        sections.append(_Section("Roadmap", ("", ""), summary, text_columns=2, header=False))
         title = "Roadmap by month (cost against staying where the team is)"
         sections.append(_Section(title, MONTH_HEADERS, month_rows(plan.roadmap), 2))
     return sections
+
+
+def _roadmap_purchase_sections(roadmap: Roadmap) -> list[_Section]:
+    """What the roadmap buys, month by month (its commitments; the end state's are another
+    plan's, listed after it)."""
+    if not roadmap.purchases:
+        return []
+    rows = [
+        (
+            str(p.month),
+            p.product,
+            f"{p.units} units" if p.units is not None else f"${p.usd_per_hour or 0:,.2f}/h",
+            f"{p.term_months} mo",
+            f"{p.monthly_usd:,.0f}",
+            f"{p.after_horizon_usd:,.0f}",
+        )
+        for p in roadmap.purchases
+    ]
+    headers = ("month", "product", "amount", "term", "$/month", "after it $")
+    return [_Section("Commitments the roadmap buys", headers, rows, text_columns=4)]
 
 
 MOVES_SHOWN = 10
@@ -263,25 +330,26 @@ def _moves_section(plan: Plan) -> _Section:
         (
             m.workload_id,
             f"{m.from_accelerator} -> {m.to_accelerator}",
-            f"{m.switching_one_off_usd:,.0f}",
+            f"{m.one_offs_usd:,.0f}",
             "cannot stay" if m.monthly_saving_usd is None else f"{m.monthly_saving_usd:,.0f}",
+            str(m.lead_months),
             "" if m.payback_months is None else f"{m.payback_months:.1f}",
         )
         for m in ranked[:MOVES_SHOWN]
     ]
     if len(ranked) > MOVES_SHOWN:
         rows.append(
-            (f"and {len(ranked) - MOVES_SHOWN:,} more (the JSON lists all)", "", "", "", "")
+            (f"and {len(ranked) - MOVES_SHOWN:,} more (the JSON lists all)", "", "", "", "", "")
         )
-    title = f"Moves ({len(ranked):,} workloads leave where they run today)"
-    headers = ("workload", "move", "one-off $", "saves $/month", "payback months")
+    title = f"Moves ({len(ranked):,} workloads leave where they run today; at the plan's prices)"
+    headers = ("workload", "move", "one-offs $", "saves $/mo", "lead mo", "payback mo")
     return _Section(title, headers, rows, text_columns=2)
 
 
 def _decision_tables(console: Console, plan: Plan) -> list[RenderableType]:
     out: list[RenderableType] = []
     for section in _decision_sections(plan):
-        table = new_table(console, section.title)
+        table = new_table(console, section.title, framed=section.header)
         for index, header in enumerate(section.headers):
             table.add_column(header, justify="left" if index < section.text_columns else "right")
         for row in section.rows:
