@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from benchmarks.generate import synthetic_inventory
 from placement.catalog import read_catalog
@@ -20,6 +21,7 @@ from placement.comparing import whatif
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions
 from placement.reading import read_inventory
+from placement.reporting.comparison import render_comparison
 from placement.scenarios import Scenario, read_scenario
 from tests.test_cli import assert_clean_failure, invoke
 
@@ -285,3 +287,26 @@ def test_a_scenario_without_baselines_renders_in_every_format(tmp_path: Path, fm
     assert result.exit_code in (0, 3), result.stderr
     assert "internal error" not in result.stderr
     assert "pinned" in result.stdout
+
+
+@pytest.fixture(scope="module")
+def every_sample_scenario() -> Any:
+    """The README's own whatif: the sample against every packaged scenario, solved once."""
+    scenarios = [read_scenario(path) for path in sorted(SCENARIOS.glob("*.yaml"))]
+    return whatif(str(SAMPLE), scenarios, workers=2)
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "csv", "json"])
+def test_every_sample_scenario_renders_in_every_format(
+    every_sample_scenario: Any, fmt: str
+) -> None:
+    result = every_sample_scenario
+    names = [o.name for o in result.outcomes]
+    assert len(names) == 1 + len(list(SCENARIOS.glob("*.yaml")))
+    out = render_comparison(result, fmt, Console(width=80, force_terminal=False))
+    if fmt == "json":
+        rows = json.loads(out)["summary"]
+        assert [row["scenario"] for row in rows] == names
+    else:
+        for name in names:
+            assert name in out, (fmt, name)
