@@ -53,20 +53,23 @@ def test_small_model_training_advantage_disappears_or_reverses(
     assert cost[("trn2", "on_demand")] / cost[("h100", "on_demand")] >= 0.80
 
 
-@pytest.mark.parametrize(("params_b", "precision"), [(8, "bf16"), (34, "fp8"), (70, "int4")])
-def test_inference_keeps_an_h100_cost_advantage(params_b: float, precision: str) -> None:
-    # "For inference-heavy workloads, H100 maintains a 10-20% cost advantage": production
-    # serving, at a volume (100B tokens a month) where neither smallest deployment decides.
-    row = {
+def _inference(params_b: float, precision: str, tokens_b: float, serving: str) -> dict[str, Any]:
+    return {
         "id": "w",
         "kind": "inference",
         "model_family": "llama",
         "params_b": params_b,
         "precision": precision,
-        "monthly_tokens_b": 100,
-        "serving": "online",
+        "monthly_tokens_b": tokens_b,
+        "serving": serving,
     }
-    cost = _costs(row)
+
+
+@pytest.mark.parametrize(("params_b", "precision"), [(8, "bf16"), (34, "fp8"), (70, "int4")])
+def test_inference_keeps_an_h100_cost_advantage(params_b: float, precision: str) -> None:
+    # "For inference-heavy workloads, H100 maintains a 10-20% cost advantage": production
+    # serving, at a volume (100B tokens a month) where neither smallest deployment decides.
+    cost = _costs(_inference(params_b, precision, 100, "online"))
     advantage = cost[("trn2", "on_demand")] / cost[("h100", "on_demand")] - 1
     assert 0.10 <= advantage <= 0.20
 
@@ -75,16 +78,7 @@ def test_inference_keeps_an_h100_cost_advantage(params_b: float, precision: str)
 def test_batch_inference_is_competitive(params_b: float, precision: str) -> None:
     # "Throughput for batch inference is competitive" (80-90% of 8 H100 on 64 chips): a batch
     # job pays no continuous-batching penalty, so per token it costs within 10% of H100's.
-    row = {
-        "id": "w",
-        "kind": "inference",
-        "model_family": "llama",
-        "params_b": params_b,
-        "precision": precision,
-        "monthly_tokens_b": 40,
-        "serving": "batch",
-    }
-    cost = _costs(row)
+    cost = _costs(_inference(params_b, precision, 40, "batch"))
     assert abs(cost[("trn2", "on_demand")] / cost[("h100", "on_demand")] - 1) <= 0.10
 
 
