@@ -451,6 +451,8 @@ def test_the_headline_compares_the_horizons_average_over_the_same_months_and_gro
     assert lines["all H100 on-demand (same)"] == "$1,370 (the same)"
     assert lines["staying put (3-month avg)"] == "$1,370 (the same)"
     assert lines["end state (month 3 on)"].endswith("a month")
+    # Its one-offs are spread over the horizon's months, not amortized: the labels say so.
+    assert "  porting (over 3 months)" in lines and "  porting (amortized)" not in lines
 
 
 def test_a_sample_roadmap_shows_what_it_buys_and_its_json_checks_clean() -> None:

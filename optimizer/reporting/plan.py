@@ -158,17 +158,21 @@ def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
     if timings:
         solver += f", {plan.solver.time_s:.2f} s"
     monthly = usd(plan.objective_monthly_usd)
+    # A roadmap pays its one-offs in the months they happen; its breakdown spreads them over
+    # the horizon's months, not over the amortization period.
+    spread = "amortized"
     if plan.roadmap is not None:
         monthly += f" (average of {plan.roadmap.horizon_months} months)"
+        spread = f"over {plan.roadmap.horizon_months} months"
     return [
         ("status", plan.status + (f" ({plan.message})" if plan.message else "")),
         ("monthly cost", monthly),
         ("  on-demand", usd(cb.on_demand_usd)),
         ("  commitments", usd(cb.reserved_usd)),
-        ("  porting (amortized)", usd(cb.porting_amortized_usd)),
-        ("  migration (amortized)", usd(cb.migration_amortized_usd)),
+        (f"  porting ({spread})", usd(cb.porting_amortized_usd)),
+        (f"  migration ({spread})", usd(cb.migration_amortized_usd)),
         *(
-            [("  switching (amortized)", usd(cb.switching_amortized_usd))]
+            [(f"  switching ({spread})", usd(cb.switching_amortized_usd))]
             if cb.switching_amortized_usd
             else []
         ),
