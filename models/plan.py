@@ -450,7 +450,27 @@ class Roadmap(_Out):
     purchases: list[RoadmapPurchase]
 
 
-SCHEMA_VERSION = "1.8"
+class InstanceRate(_Out):
+    """One instance type an accelerator is sold in and its on-demand price per instance-hour."""
+
+    name: str
+    chips: int
+    on_demand_usd_per_hour: float
+
+
+class AcceleratorRate(_Out):
+    """What one chip of an accelerator is and what the plan paid for it on demand, so that a
+    price in the plan is never read in the wrong unit."""
+
+    accelerator: str
+    chip: str | None = Field(
+        description="What one chip is, as the catalog says (None: not stated)."
+    )
+    on_demand_usd_per_chip_hour: float
+    instance_types: list[InstanceRate] = Field(default_factory=list)
+
+
+SCHEMA_VERSION = "1.9"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -464,7 +484,8 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 ``payback_months`` take that meaning; ``list_monthly_saving_usd``, ``stay_monthly_usd``,
 ``plan_monthly_usd``, the one-offs a move triggers and its ``lead_months`` added) and the
 roadmap's like-for-like comparisons (``stay_monthly_usd``, ``all_h100_on_demand_total_usd``,
-``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``)."""
+``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``); 1.9 ``rates``: what a chip is
+and its on-demand price per chip-hour and per instance-hour, per accelerator."""
 
 
 class InputInfo(_Out):
@@ -542,6 +563,11 @@ class Plan(_Out):
     commitments: list[Commitment] = Field(default_factory=list)
     finops: FinOps | None = None
     slices: list[SliceUse] = Field(default_factory=list)
+    rates: list[AcceleratorRate] = Field(
+        default_factory=list,
+        description="Per accelerator: what one chip is and the on-demand price the plan used, "
+        "per chip-hour and per instance-hour of each instance type the catalog lists.",
+    )
     moves: list[RecommendedMove] = Field(
         default_factory=list,
         description="Workloads moved off the accelerator they run on today.",

@@ -210,6 +210,13 @@ def test_aws_2026_plans_the_sample() -> None:
     # H100 at $54.08-55.06 per p5.48xlarge-hour: $6.76-6.88 per GPU-hour, not $55.
     h100 = read_catalog("aws-2026").catalog.accelerators["h100"]
     assert 6.7 < h100.on_demand_usd_per_chip_hour.value < 6.9
+    # The plan says what a chip is and prices it both ways: the p5.48xlarge hour is the
+    # catalog's instance price back again ($54.57 at its point), a GPU-hour an eighth of it.
+    rates = {r["accelerator"]: r for r in plan["rates"]}
+    assert rates["h100"]["chip"].startswith("one NVIDIA H100")
+    assert rates["h100"]["on_demand_usd_per_chip_hour"] == pytest.approx(54.57 / 8)
+    p5 = {t["name"]: t for t in rates["h100"]["instance_types"]}["p5.48xlarge"]
+    assert (p5["chips"], p5["on_demand_usd_per_hour"]) == (8, pytest.approx(54.57))
 
 
 def test_the_environment_names_a_packaged_catalog() -> None:

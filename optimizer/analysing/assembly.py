@@ -15,13 +15,16 @@ from placement.analysing.moves import recommended_moves
 from placement.analysing.showback import finops, pricing_coverage, showback_usd
 from placement.estimating import Estimates
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
+from placement.estimating.economics.rates import on_demand_rate
 from placement.models.catalog import Catalog
 from placement.models.plan import (
+    AcceleratorRate,
     Assignment,
     Baselines,
     Commitment,
     CostBreakdown,
     FinOps,
+    InstanceRate,
     Migration,
     OptionEvaluation,
     Plan,
@@ -186,6 +189,7 @@ def assemble_plan(
         finops=finops_,
         slices=slices,
         moves=moves,
+        rates=accelerator_rates(catalog),
         baselines=baselines,
         solver=SolverInfo(
             name=result.solver,
@@ -272,3 +276,27 @@ def _plain(value: object) -> object:
     if hasattr(value, "item"):
         return value.item()  # numpy scalar
     return value
+
+
+def accelerator_rates(catalog: Catalog) -> list[AcceleratorRate]:
+    """What a chip of each accelerator is, and its on-demand price per chip-hour and per
+    instance-hour (chips x the chip's rate) of every instance type the catalog lists."""
+    rates = []
+    for name, acc in catalog.accelerators.items():
+        per_chip = on_demand_rate(catalog, name)
+        rates.append(
+            AcceleratorRate(
+                accelerator=name,
+                chip=acc.chip,
+                on_demand_usd_per_chip_hour=round(per_chip, 6),
+                instance_types=[
+                    InstanceRate(
+                        name=t.name,
+                        chips=t.chips,
+                        on_demand_usd_per_hour=round(t.chips * per_chip, 4),
+                    )
+                    for t in acc.instance_types
+                ],
+            )
+        )
+    return rates
