@@ -107,8 +107,10 @@ def assemble_plan(
         months = catalog.economics.amortization_months.value
         context = PlanContext.of(solution, catalog, estimates.options)
         extras = _records(workloads[list(extra_columns)]) if extra_columns else None
+        paid_by: dict[int, dict[str, float]] = {}
         coverage: dict[int, dict[str, float]] = {}
         for c in pricing_coverage(solution, catalog).itertuples():
+            paid_by.setdefault(int(c.workload), {})[str(c.pricing)] = float(c.chip_hours)
             if round(c.chip_hours, 3) > 0:
                 coverage.setdefault(int(c.workload), {})[str(c.pricing)] = round(c.chip_hours, 3)
         showback = showback_usd(solution, catalog, sum(breakdown.values()))
@@ -117,7 +119,7 @@ def assemble_plan(
             for w, a in workloads.get("current_accelerator", pd.Series(dtype=object)).items()
             if a is not None and not pd.isna(a)
         }
-        moves = recommended_moves(estimates.options, solution, workloads, catalog)
+        moves = recommended_moves(estimates.options, solution, workloads, catalog, paid_by)
         for row in _records(solution.chosen):
             w = int(row["workload"])
             paid = coverage.get(w, {})

@@ -35,13 +35,17 @@ Option = dict[str, Any]
 @dataclass(frozen=True)
 class SavingBound:
     """The most a port or migration programme could save a month (``usd``), over ``workloads``
-    workloads that could use it, against its one-off (``one_off_usd``, ``monthly_usd``
-    amortized)."""
+    workloads that could use it, against its one-off (``one_off_usd``, amortized over
+    ``months``)."""
 
     usd: float
     workloads: int
     one_off_usd: float
-    monthly_usd: float
+    months: float
+
+    @property
+    def monthly_usd(self) -> float:
+        return self.one_off_usd / self.months
 
 
 @dataclass(frozen=True)
@@ -131,19 +135,13 @@ def _saving_bounds(
     by_platform = floor.groupby("platform")["gain"].agg(["sum", "size"])
     port_bounds = {
         (str(f), str(p)): SavingBound(
-            float(row["sum"]),
-            int(row["size"]),
-            porting_one_off_usd(catalog, str(p)),
-            porting_one_off_usd(catalog, str(p)) / months,
+            float(row["sum"]), int(row["size"]), porting_one_off_usd(catalog, str(p)), months
         )
         for (f, p), row in by_family.iterrows()
     }
     migration_bounds = {
         str(p): SavingBound(
-            float(row["sum"]),
-            int(row["size"]),
-            migration_one_off_usd(catalog, str(p)),
-            migration_one_off_usd(catalog, str(p)) / months,
+            float(row["sum"]), int(row["size"]), migration_one_off_usd(catalog, str(p)), months
         )
         for p, row in by_platform.iterrows()
     }

@@ -39,22 +39,24 @@ import pandas as pd
 
 from placement.analysing.durations import months_for, port_months
 from placement.analysing.extract import Solution
-from placement.analysing.showback import platform_users, port_users, pricing_coverage
+from placement.analysing.showback import platform_users, port_users, spread
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.models.catalog import Catalog
 from placement.models.plan import RecommendedMove
 
 
 def recommended_moves(
-    options: pd.DataFrame, solution: Solution, workloads: pd.DataFrame, catalog: Catalog
+    options: pd.DataFrame,
+    solution: Solution,
+    workloads: pd.DataFrame,
+    catalog: Catalog,
+    paid: dict[int, dict[str, float]],
 ) -> list[RecommendedMove]:
-    """One move per placed workload whose accelerator differs from its current one."""
+    """One move per placed workload whose accelerator differs from its current one
+    (``paid``: each workload's chip-hours by the pricing option that paid for them)."""
     if "current_accelerator" not in workloads or workloads["current_accelerator"].isna().all():
         return []
     costs = options.set_index(["workload", "accelerator", "pricing"])
-    paid: dict[int, dict[str, float]] = {}
-    for c in pricing_coverage(solution, catalog).itertuples():
-        paid.setdefault(int(c.workload), {})[str(c.pricing)] = float(c.chip_hours)
     shares = _one_off_shares(solution, catalog)
     moves = []
     for row in solution.chosen.itertuples():
@@ -181,26 +183,18 @@ def _one_off_shares(solution: Solution, catalog: Catalog) -> dict[int, tuple[flo
     port: dict[int, float] = {}
     migration: dict[int, float] = {}
     for p in solution.ported.itertuples():
-        _share(
+        spread(
             porting_one_off_usd(catalog, str(p.platform)),
             port_users(solution.chosen, str(p.family), str(p.platform)),
             port,
         )
     for platform in solution.adopted:
-        _share(
+        spread(
             migration_one_off_usd(catalog, platform),
             platform_users(solution.chosen, platform),
             migration,
         )
     return {w: (port.get(w, 0.0), migration.get(w, 0.0)) for w in set(port) | set(migration)}
-
-
-def _share(amount: float, weights: dict[int, float], into: dict[int, float]) -> None:
-    """Add ``amount`` to ``into`` in proportion to ``weights`` (nothing if they weigh 0)."""
-    total = sum(weights.values())
-    for w, weight in weights.items():
-        if total > 0:
-            into[w] = into.get(w, 0.0) + amount * weight / total
 
 
 def _why_moved(

@@ -33,13 +33,13 @@ from placement.models.catalog import Catalog
 from placement.models.plan import FinOps
 
 
-def _spread(amount: float, weights: dict[int, float], into: dict[int, float]) -> bool:
+def spread(amount: float, weights: dict[int, float], into: dict[int, float]) -> bool:
     """Add ``amount`` to ``into`` in proportion to ``weights``; False if there is no weight."""
     total = sum(weights.values())
     if total <= 0:
         return False
     for w, weight in weights.items():
-        into[w] += amount * weight / total
+        into[w] = into.get(w, 0.0) + amount * weight / total
     return True
 
 
@@ -61,22 +61,22 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
             continue
         users = coverage[coverage["product"].eq(product.product)]
         weights = dict(zip(users["workload"].astype(int), users["chip_hours"], strict=True))
-        if _spread(idle, weights, share):
+        if spread(idle, weights, share):
             continue
         on_its = {w: h for w, h in hours.items() if accelerator_of[w] in product.accelerators}
-        if not _spread(idle, on_its, share):
-            _spread(idle, hours, share)
+        if not spread(idle, on_its, share):
+            spread(idle, hours, share)
     months = catalog.economics.amortization_months.value
     for port in solution.ported.itertuples():
         weights = port_users(chosen, str(port.family), str(port.platform))
         cost = porting_one_off_usd(catalog, str(port.platform)) / months
-        if not _spread(cost, weights, share):
-            _spread(cost, hours, share)
+        if not spread(cost, weights, share):
+            spread(cost, hours, share)
     for platform in solution.adopted:
         weights = platform_users(chosen, platform)
         cost = migration_one_off_usd(catalog, platform) / months
-        if not _spread(cost, weights, share):
-            _spread(cost, hours, share)
+        if not spread(cost, weights, share):
+            spread(cost, hours, share)
     for w, one_off in zip(chosen["workload"].astype(int), chosen["switching_usd"], strict=True):
         share[w] += float(one_off) / months
     return _cents_summing_to(dict(share), total_usd)

@@ -287,11 +287,8 @@ def _stay_put(
         zip(cheapest["workload"].astype(int), cheapest["accelerator"].astype(str), strict=True)
     )
     fixed.update(interim_accelerators(options, estimates.workloads))
-    stay = build_horizon_model(
-        estimates, catalog, months, FormulationSettings(fixed_accelerators=fixed), epochs
-    )
-    result = solve_model(stay, solver, time_limit_s, gap)
-    return stay if result.has_solution else None
+    settings = FormulationSettings(fixed_accelerators=fixed)
+    return _solved(estimates, catalog, months, settings, epochs, solver, time_limit_s, gap)
 
 
 def _all_on_baseline(
@@ -321,6 +318,21 @@ def _all_on_baseline(
         fixed_accelerators={w: base.accelerator for w in placeable},
         purchasable=frozenset({base.pricing}),
     )
+    model = _solved(estimates, catalog, months, settings, epochs, solver, time_limit_s, gap)
+    return None if model is None else horizon_total_usd(model)
+
+
+def _solved(
+    estimates: Estimates,
+    catalog: Catalog,
+    months: int,
+    settings: FormulationSettings,
+    epochs: dict[int, pd.DataFrame],
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> HorizonModel | None:
+    """The horizon model under ``settings``, solved; None where it has no solution."""
     model = build_horizon_model(estimates, catalog, months, settings, epochs)
     result = solve_model(model, solver, time_limit_s, gap)
-    return horizon_total_usd(model) if result.has_solution else None
+    return model if result.has_solution else None

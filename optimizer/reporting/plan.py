@@ -114,22 +114,22 @@ def _baseline_lines(plan: Plan) -> list[tuple[str, str]]:
     it is compared with staying and all H100 on demand over the same months and growth; the
     steady-state baselines are compared with the end state, and labelled so."""
     b = plan.baselines
+    r = plan.roadmap
+    subject = "the plan" if r is None else "the end state"
     steady = [
         (
             "all H100 on-demand",
-            _against(b.all_h100_on_demand_usd, b.savings_vs_all_h100_on_demand_usd),
+            _against(b.all_h100_on_demand_usd, b.savings_vs_all_h100_on_demand_usd, subject),
         ),
         (
             "best without migrating",
-            _against(b.all_h100_optimal_usd, b.savings_vs_all_h100_optimal_usd),
+            _against(b.all_h100_optimal_usd, b.savings_vs_all_h100_optimal_usd, subject),
         ),
-        ("greedy cheapest options", _against(b.greedy_usd, b.savings_vs_greedy_usd)),
+        ("greedy cheapest options", _against(b.greedy_usd, b.savings_vs_greedy_usd, subject)),
     ]
-    r = plan.roadmap
     if r is None:
         return steady
     cost = plan.objective_monthly_usd
-    end = "the end state"
     return [
         (
             f"staying put ({r.horizon_months}-month avg)",
@@ -145,7 +145,7 @@ def _baseline_lines(plan: Plan) -> list[tuple[str, str]]:
         ),
         (f"end state (month {r.horizon_months} on)", f"{usd(r.end_state_monthly_usd)} a month"),
         *[(f"  {label}", value) for label, value in _finops_lines(plan)],
-        *[(f"  {label}", value.replace("the plan", end)) for label, value in steady],
+        *[(f"  {label}", value) for label, value in steady],
     ]
 
 
