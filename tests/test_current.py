@@ -182,3 +182,46 @@ def test_a_moves_saving_and_payback_are_at_the_plans_prices_with_its_one_offs_an
     shares = sum(m.port_share_usd + m.migration_share_usd for m in plan.moves)
     assert shares == pytest.approx(one_offs, abs=0.02) and one_offs == 700
     assert big.reason == small.reason == ""
+
+
+def test_ports_behind_one_engineer_queue_in_the_order_of_what_they_save() -> None:
+    """Three jobs on H100 today, of three families, each needing its own Neuron port, move to
+    Trainium2 under one porting engineer (the catalog of the test above: the programme's 10
+    weeks are 3 months; each 2-week port is a month). The ports queue, the one whose move saves
+    most first: llama (8 chips, saving $2,920 a month) ready in month 4, then mistral and qwen2
+    (4 chips each, $1,460: by name) in months 5 and 6. Without the cap all three are ready in
+    month 4."""
+
+    def edit(data: dict[str, Any]) -> None:
+        econ = data["economics"]
+        econ["hours_per_month"]["value"] = 730
+        econ["amortization_months"]["value"] = 24
+        econ["switching_usd_per_workload"] = {"low": 1000, "high": 1000, "source": "test"}
+
+    def capped(data: dict[str, Any]) -> None:
+        edit(data)
+        data["economics"]["porting_engineers"] = 1
+
+    rows = [
+        workload(
+            w,
+            model_family=family,
+            h100_gpu_hours=chips * 730,
+            current_accelerator="h100",
+            load_profile="continuous",
+        )
+        for w, family, chips in (("big", "llama", 8), ("mid", "mistral", 4), ("last", "qwen2", 4))
+    ]
+    free = run_plan(rows, make_catalog(simple_catalog_dict(), edit)).plan
+    assert {m.workload_id: m.lead_months for m in free.moves} == {"big": 4, "mid": 4, "last": 4}
+    plan = run_plan(rows, make_catalog(simple_catalog_dict(), capped)).plan
+    moves = {m.workload_id: m for m in plan.moves}
+    assert {w: m.monthly_saving_usd for w, m in moves.items()} == pytest.approx(
+        {"big": 2920.0, "mid": 1460.0, "last": 1460.0}
+    )
+    assert {w: m.lead_months for w, m in moves.items()} == {"big": 4, "mid": 5, "last": 6}
+    for move in moves.values():
+        assert move.monthly_saving_usd is not None
+        assert move.payback_months == pytest.approx(
+            move.lead_months + move.one_offs_usd / move.monthly_saving_usd, abs=0.01
+        )

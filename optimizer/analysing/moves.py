@@ -23,16 +23,22 @@ wherever the workload runs:
 - **The lead**: ``L_j`` whole months before the saving starts: the programme's lead where the
   plan starts one, then the port's support lag and porting weeks (at least a month), counted
   as a roadmap counts them (placement.analysing.durations); 0 where nothing is waited for.
+  With the catalog's ``porting_engineers`` E, the plan's ports queue: taken in order of the
+  monthly saving the moves needing them make at the plan's prices (most first; then by
+  family and platform), each starts when an engineer is free and its platform's programme is
+  done, and holds that engineer until it is ready (a list schedule over E engineers). A move's
+  lead is the month its port is ready.
 - **Payback**: ``L_j + O_j / s_j`` months where ``s_j > 0``; none otherwise.
 
 The figure at list prices (on-demand option where it runs today minus where it goes) is kept
 beside it. A move that saves nothing at the plan's prices, or costs more on demand, says why the
-plan makes it anyway. Queues of ports behind a few engineers are the roadmap's to plan
-(``--horizon``), which replaces the lead by the months before it moves the workload.
+plan makes it anyway. A roadmap (``--horizon``) plans the queue as its MILP finds best and
+replaces the lead by the months before it moves the workload.
 """
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 import pandas as pd
@@ -58,7 +64,8 @@ def recommended_moves(
         return []
     costs = options.set_index(["workload", "accelerator", "pricing"])
     shares = _one_off_shares(solution, catalog)
-    moves = []
+    moves: list[RecommendedMove] = []
+    ports: dict[int, tuple[str, str]] = {}
     for row in solution.chosen.itertuples():
         current = workloads.at[row.workload, "current_accelerator"]
         if current is None or pd.isna(current) or current == row.accelerator:
@@ -75,7 +82,59 @@ def recommended_moves(
                 catalog,
             )
         )
-    return moves
+        if bool(row.needs_port):
+            ports[len(moves) - 1] = (str(row.family), str(row.platform))
+    return _queued(moves, ports, solution, catalog)
+
+
+def _queued(
+    moves: list[RecommendedMove],
+    ports: dict[int, tuple[str, str]],
+    solution: Solution,
+    catalog: Catalog,
+) -> list[RecommendedMove]:
+    """The moves with each port's lead counted behind the engineers (see the module):
+    ``ports`` maps a move's position to the (family, platform) it waits for."""
+    engineers = catalog.economics.porting_engineers
+    if engineers is None or not ports:
+        return moves
+    saving: dict[tuple[str, str], float] = {}
+    for p in solution.ported.itertuples():
+        saving[(str(p.family), str(p.platform))] = 0.0
+    for i, port in ports.items():
+        saving[port] = saving.get(port, 0.0) + max(0.0, moves[i].monthly_saving_usd or 0.0)
+    ready = port_queue(sorted(saving, key=lambda k: (-saving[k], k)), solution, catalog, engineers)
+    return [with_lead(m, ready[ports[i]]) if i in ports else m for i, m in enumerate(moves)]
+
+
+def port_queue(
+    order: list[tuple[str, str]], solution: Solution, catalog: Catalog, engineers: float
+) -> dict[tuple[str, str], int]:
+    """The month each (family, platform) port is ready, taken in ``order`` by ``engineers``
+    engineers (a list schedule): a port starts when its platform's programme is done (at
+    once on a platform already adopted) and an engineer is free, and takes its support lag
+    and porting weeks in whole months (``port_months``)."""
+    free = [0] * max(1, int(engineers))  # the month each engineer is next free
+    heapq.heapify(free)
+    ready: dict[tuple[str, str], int] = {}
+    for family, platform in order:
+        spec = catalog.platforms[platform]
+        programme = (
+            months_for(spec.migration_lead_weeks.value, catalog)
+            if platform in solution.adopted
+            else 0
+        )
+        lag = (
+            spec.support_lag_weeks.value
+            if catalog.family_support(family, platform) == "pending"
+            else 0.0
+        )
+        start = max(heapq.heappop(free), programme)
+        ready[(family, platform)] = start + port_months(
+            lag + spec.porting_weeks_per_family.value, catalog
+        )
+        heapq.heappush(free, ready[(family, platform)])
+    return ready
 
 
 def _move(
