@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from benchmarks.generate import synthetic_inventory
+from benchmarks.horizon import roadmap_inventory
 from placement import plan
 from placement.models.catalog import Catalog
 from placement.solving.solver import SolverOptions
@@ -142,3 +143,27 @@ def test_owned_commitments_where_it_runs_are_named_as_a_reason() -> None:
         "commitments already owned on h100 pay for its hours whether it moves or not "
         "(2 x 8 chips reserved_1yr, 4 months left)" in assignment.why
     )
+
+
+def test_every_move_holds_when_the_workload_is_pinned_where_it_runs_today() -> None:
+    """A move says the plan is cheaper with the workload where it goes (in so many words where
+    it saves nothing at the plan's prices: "the plan moves it because its total is lower with
+    it there"). Pinned where it runs today and solved again, the plan never costs less."""
+    inventory = roadmap_inventory(40, 12, seed=5)
+    inventory = inventory[inventory["start_month"].isna() & inventory["end_month"].isna()]
+    inventory = inventory.drop(columns=["monthly_growth", "start_month", "end_month"])
+    base = plan(inventory, solver=SOLVER).plan
+    total = base.objective_monthly_usd
+    slack = 2 * GAP * total + 1.0
+    moves = [m for m in base.moves if not m.reason.startswith("cannot stay")]
+    assert len(moves) >= 3
+    # The moves saving least at the plan's prices first: where a sentence is likeliest wrong.
+    moves.sort(key=lambda m: m.monthly_saving_usd or 0.0)
+    for move in moves[:4]:
+        pinned = _pinned_total(inventory, move.workload_id, move.from_accelerator)
+        assert pinned.status == "optimal", move.reason
+        assert pinned.objective_monthly_usd >= total - slack, (
+            move.workload_id,
+            pinned.objective_monthly_usd - total,
+            move.reason,
+        )
