@@ -27,3 +27,17 @@ def months_for(weeks: float, catalog: Catalog) -> int:
 def port_months(weeks: float, catalog: Catalog) -> int:
     """Whole months a port of ``weeks`` (support lag plus porting weeks) takes: at least one."""
     return max(1, months_for(weeks, catalog))
+
+
+def port_months_of(catalog: Catalog, family: str, platform: str) -> int:
+    """Whole months porting ``family`` to ``platform`` takes: the SDK's support lag where the
+    family's support is still pending, then the platform's porting weeks."""
+    spec = catalog.platforms[platform]
+    pending = catalog.family_support(family, platform) == "pending"
+    lag = spec.support_lag_weeks.value if pending else 0.0
+    return port_months(lag + spec.porting_weeks_per_family.value, catalog)
+
+
+def programme_months(catalog: Catalog, platform: str) -> int:
+    """Whole months a platform's migration programme takes (its lead)."""
+    return months_for(catalog.platforms[platform].migration_lead_weeks.value, catalog)

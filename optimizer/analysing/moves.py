@@ -43,7 +43,7 @@ from typing import Any
 
 import pandas as pd
 
-from placement.analysing.durations import months_for, port_months
+from placement.analysing.durations import port_months_of, programme_months
 from placement.analysing.extract import Solution
 from placement.analysing.showback import platform_users, port_users, spread
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
@@ -108,31 +108,18 @@ def _queued(
 
 
 def port_queue(
-    order: list[tuple[str, str]], solution: Solution, catalog: Catalog, engineers: float
+    order: list[tuple[str, str]], solution: Solution, catalog: Catalog, engineers: int
 ) -> dict[tuple[str, str], int]:
     """The month each (family, platform) port is ready, taken in ``order`` by ``engineers``
     engineers (a list schedule): a port starts when its platform's programme is done (at
     once on a platform already adopted) and an engineer is free, and takes its support lag
     and porting weeks in whole months (``port_months``)."""
-    free = [0] * max(1, int(engineers))  # the month each engineer is next free
-    heapq.heapify(free)
+    free = [0] * max(1, engineers)  # the month each engineer is next free (a heap)
     ready: dict[tuple[str, str], int] = {}
     for family, platform in order:
-        spec = catalog.platforms[platform]
-        programme = (
-            months_for(spec.migration_lead_weeks.value, catalog)
-            if platform in solution.adopted
-            else 0
-        )
-        lag = (
-            spec.support_lag_weeks.value
-            if catalog.family_support(family, platform) == "pending"
-            else 0.0
-        )
+        programme = programme_months(catalog, platform) if platform in solution.adopted else 0
         start = max(heapq.heappop(free), programme)
-        ready[(family, platform)] = start + port_months(
-            lag + spec.porting_weeks_per_family.value, catalog
-        )
+        ready[(family, platform)] = start + port_months_of(catalog, family, platform)
         heapq.heappush(free, ready[(family, platform)])
     return ready
 
@@ -212,13 +199,12 @@ def stay_monthly_usd(
 def lead_months(row: Any, catalog: Catalog) -> int:
     """``L``: whole months before a move's saving starts. The programme's lead where the plan
     starts one for the platform it goes to (``needs_migration``), then, where it needs a port,
-    the port's support lag and porting weeks (its option's ``ready_weeks`` less that lead), at
-    least a month: a roadmap's ``months_for(lead) + port_months(lag + porting)``."""
-    platform = catalog.platforms[str(row.platform)]
-    programme = platform.migration_lead_weeks.value if bool(row.needs_migration) else 0.0
-    months = months_for(programme, catalog)
+    the port's support lag and porting weeks, at least a month, as a roadmap counts them
+    (``programme_months`` + ``port_months_of``)."""
+    platform = str(row.platform)
+    months = programme_months(catalog, platform) if bool(row.needs_migration) else 0
     if bool(row.needs_port):
-        months += port_months(float(row.ready_weeks) - programme, catalog)
+        months += port_months_of(catalog, str(row.family), platform)
     return months
 
 

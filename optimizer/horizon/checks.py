@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from placement.analysing.checks import in_use_today
-from placement.analysing.durations import months_for, port_months
+from placement.analysing.durations import port_months_of, programme_months
 from placement.estimating import estimate
 from placement.estimating.economics.one_offs import switching_one_off_usd
 from placement.horizon.releases import catalog_in
@@ -128,16 +128,13 @@ def _step_problems(roadmap: Roadmap, catalog: Catalog) -> list[str]:
     problems = []
     ready_platform = {s.platform: s.ready_month for s in roadmap.steps if s.item == "migration"}
     for s in roadmap.steps:
-        platform = catalog.platforms[s.platform]
         if s.item == "migration":
-            lead = months_for(platform.migration_lead_weeks.value, catalog)
+            lead = programme_months(catalog, s.platform)
             if s.ready_month - s.start_month != lead or s.start_month < 1:
                 problems.append(f"migration {s.platform}: {s.start_month}->{s.ready_month}")
             continue
         assert s.family is not None
-        lag = platform.support_lag_weeks.value
-        lag = lag if catalog.family_support(s.family, s.platform) == "pending" else 0.0
-        d = port_months(lag + platform.porting_weeks_per_family.value, catalog)
+        d = port_months_of(catalog, s.family, s.platform)
         if s.ready_month - s.start_month != d or s.start_month < 1:
             problems.append(f"port {s.family}/{s.platform}: takes {d} months, not as planned")
         programme = ready_platform.get(s.platform)

@@ -56,7 +56,7 @@ from collections.abc import Iterable
 import pandas as pd
 import pulp
 
-from placement.analysing.durations import months_for, port_months
+from placement.analysing.durations import port_months_of, programme_months
 from placement.estimating import Estimates, estimate
 from placement.estimating.economics.commitments import CommitmentBook, commitment_book
 from placement.estimating.economics.one_offs import (
@@ -191,7 +191,7 @@ def add_readiness(
         g[2] for g in groups if g[0] == "port" and not _adopted(model, catalog, g[2])
     }
     for s in sorted(platforms):
-        lead = months_for(catalog.platforms[s].migration_lead_weeks.value, catalog)
+        lead = programme_months(catalog, s)
         model.lead_months[s] = lead
         previous: Ready = 0.0
         for k in range(1, last + 1):
@@ -212,9 +212,7 @@ def add_readiness(
             model.adopt[(s, k)] = 1.0
     ports = sorted({(g[1], g[2]) for g in groups if g[0] == "port"})
     for f, s in ports:
-        platform = catalog.platforms[s]
-        lag = platform.support_lag_weeks.value if catalog.family_support(f, s) == "pending" else 0
-        d = port_months(lag + platform.porting_weeks_per_family.value, catalog)
+        d = port_months_of(catalog, f, s)
         model.port_months[(f, s)] = d
         previous = 0.0
         for k in range(1, last + 1):
