@@ -60,6 +60,12 @@ class Assignment(_Out):
         default=None, description="Chips one model replica uses (its parallel degree)."
     )
     replicas: int | None = Field(default=None, description="Replicas of the model deployed.")
+    instances: dict[str, int] = Field(
+        default_factory=dict,
+        description="The whole instances its chips are billed in, by instance type: the fewest "
+        "chips of the catalog's instance_types that hold its replicas (a catalog without "
+        "instance_types: its deployment units, named 'N-chip unit').",
+    )
     coverage: dict[str, float] = Field(
         default_factory=dict,
         description="Its chip-hours by pricing option (on_demand and each commitment option); "
@@ -470,7 +476,7 @@ class AcceleratorRate(_Out):
     instance_types: list[InstanceRate] = Field(default_factory=list)
 
 
-SCHEMA_VERSION = "1.9"
+SCHEMA_VERSION = "1.10"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -485,7 +491,8 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 ``plan_monthly_usd``, the one-offs a move triggers and its ``lead_months`` added) and the
 roadmap's like-for-like comparisons (``stay_monthly_usd``, ``all_h100_on_demand_total_usd``,
 ``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``); 1.9 ``rates``: what a chip is
-and its on-demand price per chip-hour and per instance-hour, per accelerator."""
+and its on-demand price per chip-hour and per instance-hour, per accelerator; 1.10
+``instances`` per assignment: the whole instances its chips are billed in."""
 
 
 class InputInfo(_Out):

@@ -111,7 +111,7 @@ def test_an_instance_price_names_a_listed_instance(tmp_path: Path) -> None:
     result = _run("catalog", "show", "--catalog", _write(tmp_path, data))
     assert result.exit_code == 2
     assert "on_demand_usd_per_instance_hour.instance 'p5.96xlarge' is not one of " in result.output
-    assert "p5.4xlarge, p5.48xlarge" in result.output
+    assert "p5.4xlarge, a3-highgpu-2g, a3-highgpu-4g, p5.48xlarge" in result.output
 
 
 def test_a_reservation_unit_must_be_an_instance_size(tmp_path: Path) -> None:

@@ -6,9 +6,17 @@ Figures by hand from the default catalog: Trainium2 $0.41 a chip-hour, reserved 
 
 from __future__ import annotations
 
+import itertools
+import math
+
+import numpy as np
 import pytest
 
+from placement.analysing.checks import check_plan
 from placement.catalog import load_catalog
+from placement.estimating.economics.rates import covered_rate
+from placement.estimating.instances import InstanceMenu, billed_chips, instance_menu, instance_mix
+from placement.models.catalog import Catalog
 from tests.conftest import EXACT, run_plan
 
 CATALOG = load_catalog()
@@ -39,3 +47,147 @@ def test_a_service_never_scales_below_one_instance() -> None:
     assert (assignment.replica_chips, assignment.chips) == (1, 4)
     assert assignment.chip_hours == pytest.approx(4 * 730)
     assert plan.cost_breakdown.reserved_usd == pytest.approx(718.32, abs=0.01)
+
+
+AWS = load_catalog("aws-2026")
+
+
+def _menu(catalog: Catalog, accelerator: str) -> InstanceMenu:
+    return instance_menu(catalog.accelerators[accelerator])
+
+
+# (catalog, accelerator, replicas, replica chips, chips billed, instances bought), by hand from
+# the instance sizes each catalog sells: AWS H100 in 1 and 8 GPUs (node 8); the default catalog's
+# H100 also in Google Cloud's 2 and 4; Trainium2 in 4-chip nodes, 16 and 64 (default) or 16 and
+# 64 chips (AWS, node 16).
+WHOLE_INSTANCES = [
+    (AWS, "h100", 5, 2, 16, {"p5.48xlarge": 2}),  # 4 replicas of 2 per instance
+    (AWS, "h100", 4, 2, 8, {"p5.48xlarge": 1}),
+    (AWS, "h100", 9, 1, 9, {"p5.48xlarge": 1, "p5.4xlarge": 1}),
+    (AWS, "h100", 1, 16, 16, {"p5.48xlarge": 2}),  # a replica wider than a node spans two
+    (AWS, "h100", 3, 4, 16, {"p5.48xlarge": 2}),
+    (CATALOG, "h100", 5, 2, 10, {"p5.48xlarge": 1, "a3-highgpu-2g": 1}),
+    (CATALOG, "h100", 3, 1, 3, {"a3-highgpu-2g": 1, "p5.4xlarge": 1}),
+    (CATALOG, "h100", 3, 4, 12, {"p5.48xlarge": 1, "a3-highgpu-4g": 1}),
+    (CATALOG, "trn2", 5, 1, 8, {"trn2 4-chip node": 2}),
+    (CATALOG, "trn2", 1, 8, 8, {"trn2 4-chip node": 2}),  # two nodes, pipeline stages
+    (CATALOG, "trn2", 3, 2, 8, {"trn2 4-chip node": 2}),
+    (AWS, "trn2", 1, 4, 16, {"trn2.48xlarge": 1}),
+    (AWS, "trn2", 5, 4, 32, {"trn2.48xlarge": 2}),
+    (AWS, "trn2", 1, 32, 32, {"trn2.48xlarge": 2}),
+]
+
+
+@pytest.mark.parametrize(
+    ("catalog", "accelerator", "replicas", "size", "chips", "mix"), WHOLE_INSTANCES
+)
+def test_replicas_are_billed_in_the_fewest_chips_of_whole_instances(
+    catalog: Catalog, accelerator: str, replicas: int, size: int, chips: int, mix: dict[str, int]
+) -> None:
+    menu = _menu(catalog, accelerator)
+    assert billed_chips(np.array([replicas]), np.array([size]), menu)[0] == chips
+    assert instance_mix(replicas, size, menu) == mix
+    sizes = dict(menu.sizes)
+    assert sum(n * sizes[name] for name, n in mix.items()) == chips
+
+
+@pytest.mark.parametrize("accelerator", ["h100", "trn2"])
+@pytest.mark.parametrize("catalog", [CATALOG, AWS], ids=["default", "aws-2026"])
+def test_the_dynamic_programme_matches_every_purchase_by_enumeration(
+    catalog: Catalog, accelerator: str
+) -> None:
+    # Every purchase of up to enough instances of each size for 24 replicas, an instance of C
+    # chips holding floor(C / s) replicas of s chips (or, a whole node or more, a replica across
+    # s / C of them): the fewest chips that hold r replicas, r up to 24, every replica size.
+    acc = catalog.accelerators[accelerator]
+    menu = _menu(catalog, accelerator)
+    for size in acc.replica_shapes():
+        holds = []
+        for _, c in menu.sizes:
+            if c >= size:
+                holds.append((c, c // size))
+            elif c >= acc.node_chips and size % c == 0:
+                holds.append((size, 1))
+        if not holds:
+            continue
+        best: dict[int, float] = {}
+        ranges = [range(-(-24 // q) + 1) for _, q in holds]
+        for counts in itertools.product(*ranges):
+            held = sum(n * q for n, (_, q) in zip(counts, holds, strict=True))
+            chips = sum(n * c for n, (c, _) in zip(counts, holds, strict=True))
+            for r in range(1, min(held, 24) + 1):
+                best[r] = min(best.get(r, np.inf), chips)
+        wanted = np.array(sorted(best))
+        got = billed_chips(wanted, np.full(len(wanted), size), menu)
+        assert got.tolist() == [best[r] for r in wanted], (accelerator, size)
+
+
+def test_a_large_count_takes_the_densest_instance_for_its_bulk() -> None:
+    # 10,001 replicas of 2 GPUs on AWS: 2,501 p5.48xlarge (four replicas each).
+    menu = _menu(AWS, "h100")
+    assert billed_chips(np.array([10_001]), np.array([2]), menu)[0] == 2_501 * 8
+    assert instance_mix(10_001, 2, menu) == {"p5.48xlarge": 2_501}
+
+
+def test_an_aws_service_of_2_gpu_replicas_is_billed_in_8_gpu_instances() -> None:
+    # A 70B fp8 service pinned to H100 with the AWS catalog: 2-GPU replicas, billed four to a
+    # p5.48xlarge; the month costs its billed chips all 730 hours at the reserved rate, and the
+    # sizing sentence names the instances. The default catalog bills the same replicas per GPU.
+    rows = [
+        {
+            "id": "svc",
+            "kind": "inference",
+            "model_family": "llama",
+            "params_b": 70,
+            "precision": "fp8",
+            "monthly_tokens_b": 30,
+            "serving": "online",
+            "pinned_accelerator": "h100",
+        }
+    ]
+    plan = run_plan(rows, AWS, EXACT).plan
+    [a] = plan.assignments
+    assert a.replica_chips == 2
+    assert a.replicas % 4 != 0  # the case where per-GPU billing undercounts
+    assert a.chips == 8 * math.ceil(a.replicas / 4)
+    assert a.chip_hours == pytest.approx(a.chips * 730)
+    instances = a.chips // 8
+    assert f"billed as {a.chips} chips: {instances} x p5.48xlarge (8 chips each)" in a.why
+    assert a.instances == {"p5.48xlarge": instances}
+    rate = covered_rate(AWS, a.pricing, "h100")
+    assert plan.objective_monthly_usd == pytest.approx(a.chips * 730 * rate, rel=1e-6)
+
+    default = run_plan(rows, CATALOG, EXACT).plan.assignments[0]
+    assert (default.replica_chips, default.chips) == (2, 2 * default.replicas)
+    assert "billed as" not in default.why
+    assert (
+        sum(
+            n * {"a3-highgpu-2g": 2, "a3-highgpu-4g": 4, "p5.48xlarge": 8}[t]
+            for t, n in default.instances.items()
+        )
+        == default.chips
+    )
+
+
+def test_the_plan_check_refuses_chips_that_are_not_whole_instances() -> None:
+    rows = [
+        {
+            "id": "svc",
+            "kind": "inference",
+            "model_family": "llama",
+            "params_b": 70,
+            "precision": "fp8",
+            "monthly_tokens_b": 30,
+            "serving": "online",
+            "pinned_accelerator": "h100",
+        }
+    ]
+    result = run_plan(rows, AWS, EXACT)
+    [a] = result.plan.assignments
+    per_gpu = a.model_copy(update={"chips": a.replicas * a.replica_chips})
+    tampered = result.plan.model_copy(update={"assignments": [per_gpu]})
+    problems = check_plan(tampered, result.inventory.workloads, AWS)
+    assert any(
+        p.startswith("shape: svc on h100") and "not the fewest whole instances of 1 or 8 chips" in p
+        for p in problems
+    ), problems

@@ -3,6 +3,8 @@ solution read back, the baselines), with a reason for every assignment."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -16,6 +18,7 @@ from placement.analysing.showback import finops, pricing_coverage, showback_usd
 from placement.estimating import Estimates
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.estimating.economics.rates import on_demand_rate
+from placement.estimating.instances import instance_menu, instance_mix
 from placement.models.catalog import Catalog
 from placement.models.plan import (
     AcceleratorRate,
@@ -120,6 +123,7 @@ def assemble_plan(
             if a is not None and not pd.isna(a)
         }
         moves = recommended_moves(estimates.options, solution, workloads, catalog, paid_by)
+        bought = _instances_bought(catalog)
         for row in _records(solution.chosen):
             w = int(row["workload"])
             paid = coverage.get(w, {})
@@ -137,6 +141,9 @@ def assemble_plan(
                     extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
                     replica_chips=int(row["replica_chips"]),
                     replicas=int(row["replicas"]),
+                    instances=bought(
+                        str(row["accelerator"]), int(row["replicas"]), int(row["replica_chips"])
+                    ),
                     coverage=paid,
                     showback_monthly_usd=showback.get(w, 0.0),
                     load_profile=str(row["load_profile"]),
@@ -225,6 +232,21 @@ def _message(result: SolveResult) -> str:
     if result.status is SolveStatus.ERROR:
         return f"the solver failed: {result.termination}"
     return ""
+
+
+def _instances_bought(catalog: Catalog) -> Callable[[str, int, int], dict[str, int]]:
+    """The whole instances ``replicas`` replicas of ``replica_chips`` chips are billed in, on
+    an accelerator (one dynamic programme per distinct deployment)."""
+    menus = {name: instance_menu(acc) for name, acc in catalog.accelerators.items()}
+
+    @functools.cache
+    def mix(accelerator: str, replicas: int, replica_chips: int) -> tuple[tuple[str, int], ...]:
+        return tuple(instance_mix(replicas, replica_chips, menus[accelerator]).items())
+
+    def bought(accelerator: str, replicas: int, replica_chips: int) -> dict[str, int]:
+        return dict(mix(accelerator, replicas, replica_chips))
+
+    return bought
 
 
 def _evaluation_records(options: pd.DataFrame) -> list[dict[str, Any]]:

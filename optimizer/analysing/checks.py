@@ -16,6 +16,7 @@ import pandas as pd
 from placement.estimating.economics.commitments import commitment_book, reservation_key
 from placement.estimating.economics.one_offs import move_one_off_usd
 from placement.estimating.economics.rates import covered_rate
+from placement.estimating.instances import billed_chips, instance_menu
 from placement.estimating.profiles import offered_hours
 from placement.formulating.model import SHORT_WORK_SLACK
 from placement.models.catalog import Catalog
@@ -127,11 +128,21 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         shapes = acc.replica_shapes()
         if replica not in shapes and replica % shapes[-1]:
             problems.append(f"shape: {where}: {replica} chips is not a valid replica size")
-        unit = acc.deployment_unit_chips
-        if a.chips != math.ceil(replicas * replica / unit) * unit:
+        menu = instance_menu(acc)
+        if a.chips != billed_chips(np.array([replicas]), np.array([replica]), menu)[0]:
             problems.append(
-                f"shape: {where}: {a.chips} chips are not {replicas} replicas of {replica} "
-                f"in whole {unit}-chip units"
+                f"shape: {where}: {a.chips} chips are not the fewest whole instances of "
+                f"{' or '.join(str(c) for _, c in menu.sizes)} chips holding {replicas} "
+                f"replicas of {replica}"
+            )
+        sizes = dict(menu.sizes)
+        if a.instances and (
+            set(a.instances) - set(sizes)
+            or sum(n * sizes[t] for t, n in a.instances.items() if t in sizes) != a.chips
+        ):
+            problems.append(
+                f"shape: {where}: instances {a.instances} are not {a.chips} chips of "
+                f"{a.accelerator}'s instance_types"
             )
         # Latency, under the planned load for online serving.
         slo = w["ttft_slo_ms"]

@@ -39,6 +39,7 @@ from placement.estimating.current import CurrentState, current_state
 from placement.estimating.economics.one_offs import switching_usd
 from placement.estimating.economics.rates import discounted_rate
 from placement.estimating.features import feature_effects
+from placement.estimating.instances import InstanceMenu, instance_menu, instance_mix
 from placement.estimating.latency import ttft_per_chip_power
 from placement.estimating.profiles import LoadFigures, load_figures, workload_profiles
 from placement.estimating.shapes import ShapeChoice, ShapeInputs, choose_shapes
@@ -155,6 +156,12 @@ def _load_words(profiles: pd.Series, load: LoadFigures, hours: float) -> pd.Seri
     )
 
 
+def _instance_words(mix: dict[str, int], menu: InstanceMenu) -> str:
+    """``{"p5.48xlarge": 2}`` as "2 x p5.48xlarge (8 chips each)"."""
+    chips = dict(menu.sizes)
+    return " + ".join(f"{n} x {name} ({chips[name]} chips each)" for name, n in mix.items())
+
+
 def _sizing(
     memory_gb: pd.Series,
     basis: pd.Series,
@@ -164,7 +171,7 @@ def _sizing(
     name: str,
     chip_gb: float,
     usable_gb: float,
-    unit: int,
+    menu: InstanceMenu,
     node: int,
     target: float | None,
 ) -> pd.Series:
@@ -187,9 +194,14 @@ def _sizing(
         + _replica_words(replicas, size, name, node)
     )
     rounded = billed.ne(replicas * size)
-    text = text.where(
-        ~rounded, text + ", billed as " + billed.astype(str) + f" chips ({unit}-chip instances)"
+    bought = {
+        (r, s): _instance_words(instance_mix(r, s, menu), menu)
+        for r, s in set(zip(replicas[rounded], size[rounded], strict=True))
+    }
+    words = pd.Series(
+        [bought.get((r, s), "") for r, s in zip(replicas, size, strict=True)], index=index
     )
+    text = text.where(~rounded, text + ", billed as " + billed.astype(str) + " chips: " + words)
     utilization = pd.Series(choice.utilization, index=index)
     loaded = online & utilization.notna()
     at = (
@@ -250,7 +262,7 @@ def accelerator_estimates(
             peak_to_mean=peak.to_numpy(),
             ttft_one_chip_ms=np.where(inference, one_chip, np.nan),
             shapes=acc.replica_shapes(),
-            unit=acc.deployment_unit_chips,
+            menu=instance_menu(acc),
             hours=hours,
             tensor_parallel_exponent=catalog.latency.tensor_parallel_exponent.value,
             target_utilization=target,
@@ -265,7 +277,7 @@ def accelerator_estimates(
         choice.replica_chips,
         choice.replicas,
         peak.to_numpy(),
-        acc.deployment_unit_chips,
+        instance_menu(acc),
     )
     chip_hours = load.chip_hours
     sizing = _sizing(
@@ -277,7 +289,7 @@ def accelerator_estimates(
         accelerator,
         acc.memory_gb_per_chip.value,
         usable_gb,
-        acc.deployment_unit_chips,
+        instance_menu(acc),
         acc.node_chips,
         target,
     ) + _load_words(profiles, load, hours)

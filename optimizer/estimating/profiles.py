@@ -7,13 +7,15 @@ level ``g_t`` in [0, 1] per slice (``models.catalog.LoadProfile``).
 * **serving** (online inference): a deployment of ``n`` chips at peak holds
   ``n (b + (1 - b) g_t)`` chips in slice ``t``. ``b = 0`` unless the profile follows the
   workload's peak-to-mean ``p``: then ``b = (1/p - mean(g)) / (1 - mean(g))``, so that the
-  month's mean is ``n / p``, and never below one replica's share ``ceil(s / u) u / n`` (a
-  deployment does not scale below one replica, billed in whole deployment units ``u``: a
-  1-chip Trainium2 replica holds a 4-chip instance) nor above 1. Chip-hours:
+  month's mean is ``n / p``, and never below one replica's share ``B(1, s) / n`` (a
+  deployment does not scale below one replica, billed in a whole instance,
+  ``placement.estimating.instances``: a 1-chip Trainium2 replica holds a 4-chip instance,
+  a 2-GPU H100 replica an 8-GPU one) nor above 1. Chip-hours:
   ``n H (b + (1 - b) mean(g))``.
 * **work** (training, batch inference): ``h`` chip-hours of work, run on ``n`` chips at a time,
   at least the deployment's chips and at least ``h`` over the hours the profile offers
-  (``H_eff = sum_t w_t g_t / max(g)``), in whole replicas: it runs ``r = h / n`` hours. A
+  (``H_eff = sum_t w_t g_t / max(g)``), in whole replicas billed in whole instances
+  (``B(k, s)`` for ``k`` replicas of ``s`` chips): it runs ``r = h / n`` hours. A
   ``fixed`` profile spreads the chip-hours in proportion to ``w_t g_t``; a ``flexible`` one
   lets the optimizer place them in any slice with ``g_t > 0``.
 
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from placement.estimating.instances import InstanceMenu, billed_chips
 from placement.models.catalog import HOURS_IN_A_DAY, WEEKDAYS, WEEKEND_DAYS, Catalog
 
 DAYS_IN_A_WEEK = WEEKDAYS + WEEKEND_DAYS
@@ -116,7 +119,7 @@ def load_figures(
     replica_chips: np.ndarray,
     replicas: np.ndarray,
     peak_to_mean: np.ndarray,
-    unit: int,
+    menu: InstanceMenu,
 ) -> LoadFigures:
     """The figures of every workload under its profile (see the module's description).
 
@@ -146,9 +149,9 @@ def load_figures(
                 wanted = (
                     np.ones(len(rows)) if flat else (1 / peak_to_mean[rows] - mean) / (1 - mean)
                 )
-                # One replica stays up, billed in whole deployment units (a Trainium2
-                # instance of 4 chips even for a 1-chip replica).
-                one_replica = np.ceil(replica_chips[rows] / unit - 1e-9) * unit
+                # One replica stays up, billed in a whole instance (a Trainium2 instance of
+                # 4 chips even for a 1-chip replica).
+                one_replica = billed_chips(np.ones(len(rows)), replica_chips[rows], menu)
                 floor = one_replica / np.maximum(peak_chips[rows], 1)
                 share = np.clip(np.maximum(wanted, floor), 0, 1)
             base[rows] = share
@@ -159,7 +162,7 @@ def load_figures(
             replica = replica_chips[rows].astype(float)
             # Whole replicas, enough to finish the work in the hours the profile offers.
             needed = np.ceil(work / (full_hours * replica) - 1e-9)
-            spread = np.ceil(needed * replica / unit - 1e-9) * unit
+            spread = billed_chips(needed, replica, menu)
             wider = spread > peak_chips[rows]
             chips[rows] = np.where(wider, spread, peak_chips[rows])
             running[rows] = np.where(wider, needed, replicas[rows])

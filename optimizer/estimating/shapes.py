@@ -4,7 +4,8 @@ replicas, over (workload, shape) arrays (no per-workload Python loop).
 Candidate replica sizes ``s`` are the accelerator's ``replica_chip_counts`` that hold the model
 (``s >= fit``), plus the smallest whole multiple of the largest count that holds it, for a
 model larger than every listed shape. A deployment of ``r`` replicas of ``s`` chips is billed
-as ``ceil(r s / unit) unit`` chips (``unit``: the deployment unit, 4 for Trainium2 instances).
+for the fewest chips of whole instances that hold them, each replica inside one instance
+(``placement.estimating.instances``: 5 replicas of 2 H100 GPUs take two 8-GPU instances).
 
 Spreading a replica over more chips than its memory needs costs efficiency as it buys latency:
 with ``t`` the tensor-parallel exponent (TTFT divides by ``s^t``), a replica of ``s`` chips works
@@ -31,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from placement.estimating.instances import InstanceMenu, billed_chips
 from placement.estimating.latency import loaded_ttft, utilization_for_slo
 
 TIE_BREAK = 1e-9
@@ -49,7 +51,7 @@ class ShapeInputs:
     peak_to_mean: np.ndarray
     ttft_one_chip_ms: np.ndarray  # unloaded TTFT of a one-chip replica (NaN for training)
     shapes: list[int]
-    unit: int
+    menu: InstanceMenu  # the instance sizes sold
     hours: float
     tensor_parallel_exponent: float
     target_utilization: float | None  # None: no queueing model (sized at full load)
@@ -106,7 +108,7 @@ def choose_shapes(data: ShapeInputs) -> ShapeChoice:
         replicas = np.maximum(1.0, np.ceil(demand / (capacity * allowed) - 1e-9))
         utilization = demand / (capacity * replicas)
     replicas = np.where(online, replicas, 1.0)
-    chips = np.ceil(replicas * sizes / data.unit) * data.unit
+    chips = billed_chips(replicas, sizes, data.menu)
     ttft = np.where(online & queueing, loaded_ttft(unloaded, utilization), unloaded)
     meets = ~np.isnan(sizes) & (~has_slo | (np.where(online, allowed > 0, unloaded <= slo)))
     meets &= np.where(online & queueing & has_slo, ttft <= slo * (1 + 1e-9), True)
@@ -130,7 +132,7 @@ def choose_shapes(data: ShapeInputs) -> ShapeChoice:
     pick = np.where(chosen, best, fastest)
     size = sizes[rows, pick]
     count = np.where(chosen, replicas[rows, pick], 1.0)
-    billed = np.ceil(count * size / data.unit) * data.unit
+    billed = billed_chips(count, size, data.menu)
     return ShapeChoice(
         replica_chips=size.astype("int64"),
         replicas=count.astype("int64"),
