@@ -320,6 +320,12 @@ class SolverInfo(_Out):
     time_s: float
     gap: float | None
     termination: str = ""
+    relaxed_objective_usd: float | None = Field(
+        default=None,
+        description="Where cover was re-solved in whole chips: the first solve's objective, "
+        "a lower bound of the whole-chip optimum (the plan is within objective minus this of "
+        "it); None where no re-solve was needed.",
+    )
 
 
 class RoadmapMonth(_Out):
@@ -492,7 +498,8 @@ and showback; 1.4 ``run.scenario_file``; 1.5 where workloads run today
 roadmap's like-for-like comparisons (``stay_monthly_usd``, ``all_h100_on_demand_total_usd``,
 ``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``); 1.9 ``rates``: what a chip is
 and its on-demand price per chip-hour and per instance-hour, per accelerator; 1.10
-``instances`` per assignment: the whole instances its chips are billed in."""
+``instances`` per assignment: the whole instances its chips are billed in, and
+``solver.relaxed_objective_usd`` (cover in whole chips)."""
 
 
 class InputInfo(_Out):

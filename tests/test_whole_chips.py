@@ -17,6 +17,7 @@ from placement.catalog import load_catalog
 from placement.estimating.economics.rates import covered_rate
 from placement.estimating.instances import InstanceMenu, billed_chips, instance_menu, instance_mix
 from placement.models.catalog import Catalog
+from placement.models.plan import Plan
 from tests.conftest import EXACT, run_plan
 
 CATALOG = load_catalog()
@@ -191,3 +192,59 @@ def test_the_plan_check_refuses_chips_that_are_not_whole_instances() -> None:
         p.startswith("shape: svc on h100") and "not the fewest whole instances of 1 or 8 chips" in p
         for p in problems
     ), problems
+
+
+def _dev_jobs(count: int, hours: float) -> list[dict[str, object]]:
+    return [
+        {
+            "id": f"dev{i}",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 1,
+            "precision": "bf16",
+            "h100_gpu_hours": hours,
+            "pinned_accelerator": "h100",
+        }
+        for i in range(count)
+    ]
+
+
+def test_a_savings_plan_worth_part_of_a_gpu_is_not_used_all_month() -> None:
+    # Four 1-GPU jobs of 250 GPU-hours, flexible: 1,000 GPU-hours over 730 hours keep one GPU
+    # busy all month and a second 270 hours. H100 on demand $4, reserved $2.40 (40% off), a
+    # savings plan $2.80 (30% off, break-even 70%). A reserved GPU and the 270 hours on demand:
+    # $1,752 + $1,080 = $2,832. A savings plan of S $/h would pay 730 S for at most 270 S / 2.8
+    # covered GPU-hours (saving $1.20 each: 115.7 S < 730 S), so the optimum buys none; the
+    # fractional-chip model bought $1.04/h of one and stated $2,508.
+    result = run_plan(_dev_jobs(4, 250), CATALOG, EXACT)
+    plan = result.plan
+    assert plan.objective_monthly_usd == pytest.approx(2_832.0, abs=0.01)
+    assert plan.cost_breakdown.reserved_usd == pytest.approx(1_752.0, abs=0.01)
+    assert plan.cost_breakdown.on_demand_usd == pytest.approx(1_080.0, abs=0.01)
+    assert [(c.pricing, c.units) for c in plan.commitments] == [("reserved_1yr", 1)]
+    assert "whole chips" in plan.solver.termination
+    _assert_cover_in_whole_chips(plan)
+
+
+def test_a_savings_plan_over_whole_gpus_still_counts() -> None:
+    # Eight such jobs: 2,000 GPU-hours, two GPUs all month and a third 540 hours. Reserving two
+    # GPUs ($3,504) and a third ($1,752 for 540 h used, 74%, above the 60% break-even, where 540
+    # h on demand is $2,160): $5,256, every hour of work covered by whole reserved GPUs.
+    plan = run_plan(_dev_jobs(8, 250), CATALOG, EXACT).plan
+    assert plan.objective_monthly_usd == pytest.approx(5_256.0, abs=0.01)
+    assert plan.cost_breakdown.on_demand_usd == pytest.approx(0.0, abs=0.01)
+    _assert_cover_in_whole_chips(plan)
+
+
+def _assert_cover_in_whole_chips(plan: Plan) -> None:
+    """Every slice covers at most its whole chips, or all it uses with whole chips held."""
+    held = {
+        c.accelerator: c.units * c.unit_chips
+        for c in plan.commitments
+        if c.kind == "reserved" and c.accelerator and c.units and c.unit_chips
+    }
+    for s in plan.slices:
+        in_use = s.serving_chips + s.work_chips
+        whole = math.floor(in_use + 1e-6)
+        if in_use - whole > 1e-6 and s.committed_chips > whole + 1e-6:
+            assert held.get(s.accelerator, 0) >= whole + 1, s

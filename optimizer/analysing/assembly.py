@@ -205,6 +205,9 @@ def assemble_plan(
             time_s=round(result.time_s, 3),
             gap=result.gap,
             termination=result.termination,
+            relaxed_objective_usd=(
+                None if result.relaxed_objective is None else round(result.relaxed_objective, 2)
+            ),
         ),
         message=_message(result),
     )

@@ -117,6 +117,7 @@ class Month:
     short_cover_groups: dict[tuple[str, float, str, float], ShortCoverGroup] = field(
         default_factory=dict
     )
+    plan_allocation: dict[tuple[str, str, int], pulp.LpVariable] = field(default_factory=dict)
 
     @property
     def slices(self) -> range:
@@ -335,6 +336,157 @@ def add_cover(
                     narrow <= 0,
                     name("cover_eligible", keys[acc], f"le{limit}", *tag, slice_key(t)),
                 )
+
+
+WHOLE_CHIP_TOLERANCE = 1e-6
+"""Chips closer than this to a whole number are whole (solver round-off, not a schedule)."""
+
+
+def reserved_chips_held(
+    book: CommitmentBook, held: Held, accelerator: str
+) -> pulp.LpAffineExpression:
+    """``\\sum_{q \\ni a} U_q (o_q + z_q)``: the chips the reservations on an accelerator hold."""
+    chips = pulp.LpAffineExpression()
+    for q in book.on(accelerator):
+        if q.key in held.units:
+            bought, owned = held.units[q.key]
+            chips.addInPlace(bought, q.unit_capacity_chips)
+            chips.constant += q.unit_capacity_chips * owned
+    return chips
+
+
+def cover_in_part_chips(
+    month: Month, book: CommitmentBook, held: Held, done: frozenset[tuple[str, int]]
+) -> dict[tuple[str, int], float]:
+    """The slices (accelerator, slice) of a solved month whose cover reaches into a chip that
+    is in use for only part of the slice, with the chips of cover each states beyond what
+    whole chips get.
+
+    Chips in use are whole in every hour: a slice using ``\\phi = k + p`` chips on average
+    (``k`` whole, ``0 < p < 1``) runs ``k`` chips in ``1 - p`` of its hours and ``k + 1`` in the
+    rest (the flattest schedule). Commitments able to cover ``C`` chips an hour then cover
+    ``min(C, k)`` in the first hours and ``min(C, k + 1)`` in the others: on average exactly
+    ``min(C, \\phi)`` when ``C <= k`` or ``C >= k + 1``, but only ``k + p (C - k)`` between, where
+    the relaxation's ``min(C, \\phi)`` is too high (a savings plan worth 0.37 of a chip is not
+    used all hours by a second chip that runs 37% of them). ``C`` is what could cover the
+    slice: reservations held there and savings-plan dollars spent there or left unspent in the
+    slice; a slice is returned where its cover ``c > k`` and ``C < k + 1``, with
+    ``c - (k + p (C - k))``."""
+    found: dict[tuple[str, int], float] = {}
+    plans = [p for p in book.savings_plans if p.key in held.usd]
+    for acc in month.accelerators:
+        reserved = reserved_chips_held(book, held, acc).value() or 0.0
+        for t in month.slices:
+            if (acc, t) in done:
+                continue
+            phi = month.in_use(acc, t).value() or 0.0
+            whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
+            if phi - whole <= WHOLE_CHIP_TOLERANCE:
+                continue
+            cover = sum((var.value() or 0.0) for _, _, var in _supplying(month, book, acc, t))
+            if cover <= whole + WHOLE_CHIP_TOLERANCE:
+                continue
+            able = reserved
+            for plan in plans:
+                if acc not in plan.rates or (plan.key, acc, t) not in month.plan_cover:
+                    continue
+                bought, owned = held.usd[plan.key]
+                spent = sum(
+                    (month.plan_cover[(plan.key, a, t)].value() or 0.0) * rate
+                    for a, rate in plan.rates.items()
+                    if (plan.key, a, t) in month.plan_cover
+                )
+                unspent = max(0.0, (bought.value() or 0.0) + owned - spent)
+                own = month.plan_cover[(plan.key, acc, t)].value() or 0.0
+                able += own + unspent / plan.rates[acc]
+            if able < whole + 1 - WHOLE_CHIP_TOLERANCE:
+                whole_cover = whole + (phi - whole) * max(0.0, able - whole)
+                found[(acc, t)] = max(0.0, cover - whole_cover)
+    return found
+
+
+def _supplying(
+    month: Month, book: CommitmentBook, acc: str, t: int
+) -> Iterable[tuple[str, int, pulp.LpVariable]]:
+    """The cover variables of one accelerator and slice: reservations' and savings plans'."""
+    for q in book.on(acc):
+        if (q.key, t) in month.reserved_cover:
+            yield acc, t, month.reserved_cover[(q.key, t)]
+    for plan in book.plans_for(acc):
+        if (plan.key, acc, t) in month.plan_cover:
+            yield acc, t, month.plan_cover[(plan.key, acc, t)]
+
+
+def add_whole_chip_cover(
+    problem: pulp.LpProblem,
+    month: Month,
+    book: CommitmentBook,
+    keys: dict[str, str],
+    held: Held,
+    slices: Iterable[tuple[str, int]],
+) -> None:
+    """In the given slices (those ``cover_in_part_chips`` found), of a month whose chips in use
+    are now fixed (``\\phi = k + p`` each), cover only what whole chips get:
+
+    .. math:: \\sum_{q \\ni a} y_{q,t} + v_{q,a,t} \\le k + p\\,\\big(C_{a,t} - k\\big),
+        \\qquad C_{a,t} = \\sum_{q \\ni a} U_q (o_q + z_q) + \\sum_q s_{q,a,t}
+
+    with ``s_{q,a,t} \\ge v_{q,a,t}`` what a savings plan spends on ``a`` in ``t`` (covering or
+    not) and the plan's dollars bounding its spend:
+
+    .. math:: \\sum_{a' \\in R_t} r_{q,a'} s_{q,a',t} + \\sum_{a' \\notin R_t} r_{q,a'} v_{q,a',t}
+        \\le O_q + Z_q
+
+    (``R_t`` the accelerators restricted in slice ``t``). With the cover's other bounds, ``c \\le
+    C`` and ``c \\le \\phi``, this is ``\\bar c(C, \\phi) = \\min(C, k) + p \\min(1, (C - k)^+)``
+    exactly (a minimum of three lines, as ``\\bar c`` is concave in ``C``): with ``\\phi`` fixed,
+    the flattest schedule's whole-chip cover is linear in what holds it, and the re-solve stays
+    an LP in these slices."""
+    restricted: dict[int, set[str]] = {}
+    for acc, t in sorted(slices):
+        restricted.setdefault(t, set()).add(acc)
+    for t, accs in sorted(restricted.items()):
+        for acc in sorted(accs):
+            phi = month.in_use(acc, t).value() or 0.0
+            whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
+            part = max(0.0, phi - whole)
+            key = (keys[acc], *month.tag, slice_key(t))
+            row = pulp.LpAffineExpression(
+                [(var, 1.0) for _, _, var in _supplying(month, book, acc, t)]
+            )
+            row.addInPlace(reserved_chips_held(book, held, acc), -part)
+            for plan in book.plans_for(acc):
+                if (plan.key, acc, t) not in month.plan_cover:
+                    continue
+                spent = problem.add_variable(name("plan_allocation", keys[plan.pricing], *key), 0)
+                month.plan_allocation[(plan.key, acc, t)] = spent
+                problem.addConstraint(
+                    month.plan_cover[(plan.key, acc, t)] - spent <= 0,
+                    name("plan_allocation_covers", keys[plan.pricing], *key),
+                )
+                row.addInPlace(spent, -part)
+            problem.addConstraint(row <= whole * (1 - part), name("whole_chip_cover", *key))
+        for plan in book.savings_plans:
+            if plan.key not in held.usd or not any(
+                (plan.key, a, t) in month.plan_allocation for a in accs
+            ):
+                continue
+            bought, owned = held.usd[plan.key]
+            spend = pulp.LpAffineExpression()
+            allocated = []
+            for a, rate in sorted(plan.rates.items()):
+                if (plan.key, a, t) in month.plan_allocation:
+                    spend.addInPlace(month.plan_allocation[(plan.key, a, t)], rate)
+                    allocated.append(keys[a])
+                elif (plan.key, a, t) in month.plan_cover:
+                    spend.addInPlace(month.plan_cover[(plan.key, a, t)], rate)
+            spend.addInPlace(bought, -1.0)
+            # Named by the accelerators allocated so far: a later round that restricts another
+            # accelerator in the slice adds a tighter row beside this one.
+            problem.addConstraint(
+                spend <= owned,
+                name("plan_allocated", keys[plan.pricing], *allocated, *month.tag, slice_key(t)),
+            )
 
 
 def add_short_work_cover(

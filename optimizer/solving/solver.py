@@ -55,6 +55,7 @@ class SolveResult:
     objective: float | None
     gap: float | None
     termination: str
+    relaxed_objective: float | None = None  # before whole-chip cover (a bound); see whole_chips
 
     @property
     def has_solution(self) -> bool:
