@@ -20,7 +20,6 @@ from placement.analysing.provenance import now_utc, run_info
 from placement.analysing.showback import scaled_shares
 from placement.catalog import CatalogSource, read_catalog
 from placement.estimating import Estimates, estimate
-from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings
@@ -35,7 +34,7 @@ from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
 from placement.solving.model_file import model_file_text
 from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.start import GreedyPlan, price_greedy, start_values
-from placement.solving.whole_chips import solve_in_whole_chips
+from placement.solving.whole_chips import solve_plan_model
 from placement.writing.files import write_output
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_UNPLACED", "PlanResult", "SolverOptions", "plan"]
@@ -79,14 +78,7 @@ def solve_placement(
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
-    result = solve_in_whole_chips(
-        model,
-        on_demand_rates(catalog),
-        solver.solver,
-        solver.time_limit_s,
-        solver.gap,
-        start=start_values(model, start),
-    ).result
+    result = solve_plan_model(model, catalog, solver, start=start_values(model, start))
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 

@@ -130,22 +130,23 @@ def test_a_large_count_takes_the_densest_instance_for_its_bulk() -> None:
     assert instance_mix(10_001, 2, menu) == {"p5.48xlarge": 2_501}
 
 
+SERVICE_70B = {
+    "id": "svc",
+    "kind": "inference",
+    "model_family": "llama",
+    "params_b": 70,
+    "precision": "fp8",
+    "monthly_tokens_b": 30,
+    "serving": "online",
+    "pinned_accelerator": "h100",
+}
+
+
 def test_an_aws_service_of_2_gpu_replicas_is_billed_in_8_gpu_instances() -> None:
     # A 70B fp8 service pinned to H100 with the AWS catalog: 2-GPU replicas, billed four to a
     # p5.48xlarge; the month costs its billed chips all 730 hours at the reserved rate, and the
     # sizing sentence names the instances. The default catalog bills the same replicas per GPU.
-    rows = [
-        {
-            "id": "svc",
-            "kind": "inference",
-            "model_family": "llama",
-            "params_b": 70,
-            "precision": "fp8",
-            "monthly_tokens_b": 30,
-            "serving": "online",
-            "pinned_accelerator": "h100",
-        }
-    ]
+    rows = [SERVICE_70B]
     plan = run_plan(rows, AWS, EXACT).plan
     [a] = plan.assignments
     assert a.replica_chips == 2
@@ -171,18 +172,7 @@ def test_an_aws_service_of_2_gpu_replicas_is_billed_in_8_gpu_instances() -> None
 
 
 def test_the_plan_check_refuses_chips_that_are_not_whole_instances() -> None:
-    rows = [
-        {
-            "id": "svc",
-            "kind": "inference",
-            "model_family": "llama",
-            "params_b": 70,
-            "precision": "fp8",
-            "monthly_tokens_b": 30,
-            "serving": "online",
-            "pinned_accelerator": "h100",
-        }
-    ]
+    rows = [SERVICE_70B]
     result = run_plan(rows, AWS, EXACT)
     [a] = result.plan.assignments
     per_gpu = a.model_copy(update={"chips": a.replicas * a.replica_chips})

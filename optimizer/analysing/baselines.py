@@ -4,7 +4,6 @@ without migrating, the greedy placement), each priced by the same pool model as 
 from __future__ import annotations
 
 from placement.estimating import Estimates
-from placement.estimating.economics.rates import on_demand_rates
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings
 from placement.models.catalog import Catalog
@@ -12,7 +11,7 @@ from placement.models.plan import Baselines
 from placement.solving.greedy import greedy_placement
 from placement.solving.solver import SolverOptions
 from placement.solving.start import GreedyPlan, price_greedy, start_values
-from placement.solving.whole_chips import solve_in_whole_chips
+from placement.solving.whole_chips import solve_plan_model
 
 
 def _baseline_usd(
@@ -24,14 +23,7 @@ def _baseline_usd(
 ) -> float | None:
     """A baseline's optimum under ``settings`` (only the total is needed: nothing extracted)."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
-    result = solve_in_whole_chips(
-        model,
-        on_demand_rates(catalog),
-        solver.solver,
-        solver.time_limit_s,
-        solver.gap,
-        start=start_values(model, start),
-    ).result
+    result = solve_plan_model(model, catalog, solver, start=start_values(model, start))
     return result.objective if result.has_solution else None
 
 

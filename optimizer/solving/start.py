@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 import pulp
 
 from placement.estimating import Estimates
-from placement.estimating.economics.rates import on_demand_rates
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings, PlacementModel
 from placement.models.catalog import Catalog
 from placement.solving.greedy import greedy_placement
 from placement.solving.solver import SolverOptions
-from placement.solving.whole_chips import solve_in_whole_chips
+from placement.solving.whole_chips import solve_plan_model
 
 
 def start_values(
@@ -66,9 +65,7 @@ def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) 
         catalog,
         FormulationSettings(fixed_accelerators=placement),
     )
-    result = solve_in_whole_chips(
-        model, on_demand_rates(catalog), solver.solver, solver.time_limit_s, solver.gap
-    ).result
+    result = solve_plan_model(model, catalog, solver)
     if not result.has_solution:
         return GreedyPlan(placement)
     commitments = {key: float(round(var.varValue or 0.0)) for key, var in model.units.items()}

@@ -24,10 +24,12 @@ from dataclasses import dataclass
 
 import pulp
 
+from placement.estimating.economics.rates import on_demand_rates
 from placement.formulating.commitments import held_by
 from placement.formulating.model import PlacementModel
 from placement.formulating.month import add_whole_chip_cover, cover_in_part_chips
-from placement.solving.solver import SolveResult, solve_model
+from placement.models.catalog import Catalog
+from placement.solving.solver import SolveResult, SolverOptions, solve_model
 
 WHOLE_CHIP_SHARE_OF_GAP = 0.5
 """The share of the gap asked that part-chip cover may overstate a plan's cost by before the
@@ -121,3 +123,21 @@ def solve_in_whole_chips(
             relaxed if restricted else None,
         )
     return WholeChipSolve(result, restricted, relaxed)
+
+
+def solve_plan_model(
+    model: PlacementModel,
+    catalog: Catalog,
+    options: SolverOptions,
+    start: dict[pulp.LpVariable, float] | None = None,
+) -> SolveResult:
+    """Solve a plan's model (the plan's, a baseline's, the greedy plan's) as every plan is
+    solved: with the run's solver options, cover in whole chips."""
+    return solve_in_whole_chips(
+        model,
+        on_demand_rates(catalog),
+        options.solver,
+        options.time_limit_s,
+        options.gap,
+        start=start,
+    ).result
