@@ -383,7 +383,7 @@ def cover_in_part_chips(
             whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
             if phi - whole <= WHOLE_CHIP_TOLERANCE:
                 continue
-            cover = sum((var.value() or 0.0) for _, _, var in _supplying(month, book, acc, t))
+            cover = sum((var.value() or 0.0) for var in _supplying(month, book, acc, t))
             if cover <= whole + WHOLE_CHIP_TOLERANCE:
                 continue
             able = reserved
@@ -405,16 +405,14 @@ def cover_in_part_chips(
     return found
 
 
-def _supplying(
-    month: Month, book: CommitmentBook, acc: str, t: int
-) -> Iterable[tuple[str, int, pulp.LpVariable]]:
+def _supplying(month: Month, book: CommitmentBook, acc: str, t: int) -> Iterable[pulp.LpVariable]:
     """The cover variables of one accelerator and slice: reservations' and savings plans'."""
     for q in book.on(acc):
         if (q.key, t) in month.reserved_cover:
-            yield acc, t, month.reserved_cover[(q.key, t)]
+            yield month.reserved_cover[(q.key, t)]
     for plan in book.plans_for(acc):
         if (plan.key, acc, t) in month.plan_cover:
-            yield acc, t, month.plan_cover[(plan.key, acc, t)]
+            yield month.plan_cover[(plan.key, acc, t)]
 
 
 def add_whole_chip_cover(
@@ -451,9 +449,7 @@ def add_whole_chip_cover(
             whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
             part = max(0.0, phi - whole)
             key = (keys[acc], *month.tag, slice_key(t))
-            row = pulp.LpAffineExpression(
-                [(var, 1.0) for _, _, var in _supplying(month, book, acc, t)]
-            )
+            row = pulp.LpAffineExpression([(var, 1.0) for var in _supplying(month, book, acc, t)])
             row.addInPlace(reserved_chips_held(book, held, acc), -part)
             for plan in book.plans_for(acc):
                 if (plan.key, acc, t) not in month.plan_cover:

@@ -20,8 +20,6 @@ hundreds), and the solver's message says how much. The re-solves are for plans w
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pulp
 
 from placement.estimating.economics.rates import on_demand_rates
@@ -46,16 +44,6 @@ def _fix_placement(model: PlacementModel) -> None:
         var.lowBound = var.upBound = float(round(value)) if var.cat == pulp.LpInteger else value
 
 
-@dataclass(frozen=True)
-class WholeChipSolve:
-    """The final solve, the slices counted in whole chips, and the first solve's objective
-    (the relaxation's)."""
-
-    result: SolveResult
-    slices: frozenset[tuple[str, int]]
-    relaxed_objective: float | None
-
-
 def solve_in_whole_chips(
     model: PlacementModel,
     on_demand_usd: dict[str, float],
@@ -63,7 +51,7 @@ def solve_in_whole_chips(
     time_limit: float | None,
     gap: float,
     start: dict[pulp.LpVariable, float] | None = None,
-) -> WholeChipSolve:
+) -> SolveResult:
     """Solve ``model`` in place, restricting the slices whose cover reaches into part of a
     chip until none does (each round adds slices, so it ends within the slices there are);
     ``on_demand_usd``: each accelerator's on-demand rate, what overstated cover really costs."""
@@ -99,9 +87,11 @@ def solve_in_whole_chips(
             result = solve_model(model, solver, time_limit, gap)
         if not result.has_solution:
             # Round-off in the fixed chips can leave a solver short of feasible: keep the plan
-            # found before, and say what its cover overstates.
+            # found before (these slices not counted in whole chips after all), and say what
+            # its cover overstates.
             for var, value in values.items():
                 var.varValue = value
+            restricted -= found.keys()
             result = before
             break
     notes = []
@@ -122,7 +112,7 @@ def solve_in_whole_chips(
             "; ".join([result.termination, *notes]),
             relaxed if restricted else None,
         )
-    return WholeChipSolve(result, restricted, relaxed)
+    return result
 
 
 def solve_plan_model(
@@ -140,4 +130,4 @@ def solve_plan_model(
         options.time_limit_s,
         options.gap,
         start=start,
-    ).result
+    )
