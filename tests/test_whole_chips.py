@@ -238,3 +238,49 @@ def _assert_cover_in_whole_chips(plan: Plan) -> None:
         whole = math.floor(in_use + 1e-6)
         if in_use - whole > 1e-6 and s.committed_chips > whole + 1e-6:
             assert held.get(s.accelerator, 0) >= whole + 1, s
+
+
+def test_the_plan_check_refuses_cover_that_whole_chips_do_not_get() -> None:
+    # The four dev jobs' plan re-checks clean. Stated as the fractional-chip model had it (a
+    # savings plan of $1.04/h "covering" the second GPU's 0.37 average all month beside the
+    # reserved one), each slice covers 1.37 chips where whole chips get 1 + 0.37 x 0.37: the
+    # second GPU runs 37% of the hours, and the plan's dollar covers it only then.
+    result = run_plan(_dev_jobs(4, 250), CATALOG, EXACT)
+    plan, workloads = result.plan, result.inventory.workloads
+    assert check_plan(plan, workloads, CATALOG) == []
+    reserved = plan.commitments[0]
+    plan_usd = 1.04
+    savings = reserved.model_copy(
+        update={
+            "pricing": "savings_plan_1yr",
+            "kind": "savings_plan",
+            "accelerator": None,
+            "unit_chips": None,
+            "units": None,
+            "usd_per_hour": plan_usd,
+        }
+    )
+    slices = []
+    for s in plan.slices:
+        in_use = s.serving_chips + s.work_chips
+        extra = max(
+            0.0, min(in_use - 1.0, plan_usd / covered_rate(CATALOG, "savings_plan_1yr", "h100"))
+        )
+        covered = dict(s.covered_by)
+        if extra > 0:
+            covered["savings_plan_1yr"] = extra
+        committed = sum(covered.values())
+        slices.append(
+            s.model_copy(
+                update={
+                    "covered_by": covered,
+                    "committed_chips": committed,
+                    "on_demand_chips": in_use - committed,
+                }
+            )
+        )
+    tampered = plan.model_copy(update={"commitments": [reserved, savings], "slices": slices})
+    problems = check_plan(tampered, workloads, CATALOG)
+    whole = [p for p in problems if p.startswith("whole chips:")]
+    assert len(whole) == 1, problems
+    assert "whole chips get" in whole[0] and "h100 weekday" in whole[0]

@@ -15,12 +15,15 @@ import pandas as pd
 
 from placement.estimating.economics.commitments import commitment_book, reservation_key
 from placement.estimating.economics.one_offs import move_one_off_usd
-from placement.estimating.economics.rates import covered_rate
+from placement.estimating.economics.rates import covered_rate, on_demand_rates
 from placement.estimating.instances import billed_chips, instance_menu
 from placement.estimating.profiles import offered_hours
 from placement.formulating.model import SHORT_WORK_SLACK
+from placement.formulating.month import WHOLE_CHIP_TOLERANCE
 from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, OptionEvaluation, Plan
+from placement.solving.solver import DEFAULT_GAP
+from placement.solving.whole_chips import WHOLE_CHIP_SHARE_OF_GAP
 
 TOLERANCE_USD = 0.05  # plan figures are rounded to cents
 RELATIVE = 1e-6
@@ -191,6 +194,7 @@ def check_plan(plan: Plan, workloads: pd.DataFrame, catalog: Catalog) -> list[st
         problems += _coverage_problems(where, a, catalog, hours)
 
     problems += _slice_problems(plan, catalog)
+    problems += _whole_chip_problems(plan, catalog)
     problems += _commitment_problems(plan, catalog)
 
     # Porting capacity.
@@ -422,6 +426,87 @@ def _slice_problems(plan: Plan, catalog: Catalog) -> list[str]:
                 f"chip-hours of {hours_:.2f}"
             )
     return problems
+
+
+def _whole_chip_problems(plan: Plan, catalog: Catalog) -> list[str]:
+    """Chips run whole: a slice using ``phi = k + p`` chips on average (``k`` whole) runs ``k``
+    chips in ``1 - p`` of its hours and ``k + 1`` in the rest, so commitments able to cover
+    ``C`` chips an hour cover at most ``min(C, k) + p min(1, (C - k)^+)`` there. ``C`` is the
+    reservations held on the accelerator and what savings plans spend on it in the slice or
+    leave unspent, at its rate. The plan may state more only where what it overstates, paid
+    on demand, is within the share of the gap its solver leaves it
+    (``placement.solving.whole_chips``), and its solver's message then says so."""
+    if not plan.slices or plan.status not in ("optimal", "feasible"):
+        return []
+    capacity = _product_capacity(plan, catalog)
+    reserved: dict[str, float] = {}
+    for c in plan.commitments:
+        if c.kind == "reserved" and c.accelerator is not None and c.unit_chips is not None:
+            key = reservation_key(c.pricing, c.accelerator, c.unit_chips)
+            reserved[c.accelerator] = reserved.get(c.accelerator, 0.0) + capacity.get(key, 0.0)
+    plans = _plan_usd_per_hour(plan)
+    spent: dict[tuple[str, str], float] = {}
+    for s in plan.slices:
+        for product, chips in s.covered_by.items():
+            if product in plans:
+                rate = covered_rate(catalog, product, s.accelerator)
+                spent[(product, s.slice)] = spent.get((product, s.slice), 0.0) + chips * rate
+    rates = on_demand_rates(catalog)
+    overstated: list[tuple[float, str]] = []
+    for s in plan.slices:
+        phi = s.serving_chips + s.work_chips
+        whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
+        part = phi - whole
+        if part <= WHOLE_CHIP_TOLERANCE or s.committed_chips <= whole + WHOLE_CHIP_TOLERANCE:
+            continue
+        able = reserved.get(s.accelerator, 0.0)
+        for product, usd in plans.items():
+            if not _covers(catalog, product, s.accelerator):
+                continue
+            rate = covered_rate(catalog, product, s.accelerator)
+            unspent = max(0.0, usd - spent.get((product, s.slice), 0.0))
+            able += s.covered_by.get(product, 0.0) + unspent / rate
+        most = whole + part * min(1.0, max(0.0, able - whole))
+        beyond = s.committed_chips - most
+        if beyond > WHOLE_CHIP_SLICE_TOLERANCE:
+            usd = beyond * s.hours * rates[s.accelerator]
+            overstated.append(
+                (
+                    usd,
+                    f"{s.accelerator} {s.slice}: {s.committed_chips:.4f} chips "
+                    f"covered > {most:.4f} whole chips get",
+                )
+            )
+    total = sum(usd for usd, _ in overstated)
+    # A roadmap's slices are its end state's, solved as a steady-state plan of its own.
+    cost = plan.roadmap.end_state_monthly_usd if plan.roadmap else plan.objective_monthly_usd
+    allowed = WHOLE_CHIP_SHARE_OF_GAP * _gap_asked(plan) * abs(cost or 0.0)
+    if total <= allowed + 0.01:
+        return []
+    worst = [text for _, text in sorted(overstated, reverse=True)[:3]]
+    return [
+        f"whole chips: the cover stated in {len(overstated)} slices is more than whole chips "
+        f"get, worth ${total:,.2f}/month > ${allowed:,.2f} (the share of the gap allowed): "
+        + "; ".join(worst)
+    ]
+
+
+WHOLE_CHIP_SLICE_TOLERANCE = 1e-3
+"""Chips a slice's stated cover may exceed what whole chips get (figures are reported to four
+decimals)."""
+
+
+def _covers(catalog: Catalog, pricing: str, accelerator: str) -> bool:
+    """Whether a savings plan covers ``accelerator``."""
+    covered = catalog.pricing_options[pricing].accelerators
+    return covered is None or accelerator in covered
+
+
+def _gap_asked(plan: Plan) -> float:
+    """The relative gap the plan was solved to (the default where the plan does not say)."""
+    if plan.run is not None:
+        return plan.run.solver_options.gap
+    return DEFAULT_GAP
 
 
 def _product_capacity(plan: Plan, catalog: Catalog) -> dict[str, float]:
