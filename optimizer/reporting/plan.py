@@ -144,9 +144,38 @@ def _baseline_lines(plan: Plan) -> list[tuple[str, str]]:
             ),
         ),
         (f"end state (month {r.horizon_months} on)", f"{usd(r.end_state_monthly_usd)} a month"),
+        *_month_model_note(plan),
         *[(f"  {label}", value) for label, value in _finops_lines(plan)],
         *[(f"  {label}", value) for label, value in steady],
     ]
+
+
+def _month_model_note(plan: Plan) -> list[tuple[str, str]]:
+    """Where a roadmap that changes nothing costs, in its last month, more than the gap away
+    from its end state (the same placement planned as a steady state), say so: the roadmap's
+    months leave out refinements the steady state has (docs/roadmap.md), so the two figures
+    differ for that reason alone."""
+    r = plan.roadmap
+    if r is None or not r.changes_nothing or not r.months or r.end_state_monthly_usd is None:
+        return []
+    last = r.months[-1].cost_usd
+    gap = plan.run.solver_options.gap if plan.run is not None else 0.0
+    difference = r.end_state_monthly_usd - last
+    if abs(difference) <= gap * abs(r.end_state_monthly_usd) + MONTH_MODEL_NOTE_USD:
+        return []
+    side = "less" if difference > 0 else "more"
+    return [
+        (
+            f"  roadmap month {r.horizon_months}",
+            f"{usd(last)}, {usd(abs(difference))} {side} with the same placement: roadmap "
+            "months leave out steady-state refinements (docs/roadmap.md)",
+        )
+    ]
+
+
+MONTH_MODEL_NOTE_USD = 1.0
+"""Dollars a month a roadmap's last month may differ from its end state before the summary
+says why (cents of rounding)."""
 
 
 def summary_lines(plan: Plan, timings: bool = False) -> list[tuple[str, str]]:
