@@ -19,7 +19,7 @@ from placement.estimating.economics.rates import covered_rate, on_demand_rates
 from placement.estimating.instances import billed_chips, instance_menu
 from placement.estimating.profiles import offered_hours
 from placement.formulating.model import SHORT_WORK_SLACK
-from placement.formulating.month import WHOLE_CHIP_TOLERANCE
+from placement.formulating.month import WHOLE_CHIP_TOLERANCE, whole_chip_cover
 from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, OptionEvaluation, Plan
 from placement.solving.solver import DEFAULT_GAP
@@ -372,7 +372,6 @@ def _slice_problems(plan: Plan, catalog: Catalog) -> list[str]:
                 allowed[t] = allowed[t] or x > 0
     capacity = _product_capacity(plan, catalog)
     placed: dict[str, float] = {}
-    spent: dict[tuple[str, str], float] = {}
     for s in plan.slices:
         t = names.index(s.slice)
         where = f"slice {s.accelerator} {s.slice}"
@@ -401,18 +400,13 @@ def _slice_problems(plan: Plan, catalog: Catalog) -> list[str]:
         if limit is not None and in_use > limit + tol:
             problems.append(f"chip limit: {where}: {in_use:.2f} chips > {limit}")
         for product, chips in s.covered_by.items():
-            if product in capacity:  # reservations: whole units of chips
-                if chips > capacity[product] + tol:
-                    problems.append(
-                        f"{where}: {product} covers {chips} chips > its {capacity[product]:.4g}"
-                    )
-            else:  # savings plans: USD per hour, summed over the accelerators they cover
-                key = (product, s.slice)
-                spent[key] = spent.get(key, 0.0) + chips * covered_rate(
-                    catalog, product, s.accelerator
+            # Reservations hold whole units of chips (savings plans: _plan_spend, below).
+            if product in capacity and chips > capacity[product] + tol:
+                problems.append(
+                    f"{where}: {product} covers {chips} chips > its {capacity[product]:.4g}"
                 )
     plans = _plan_usd_per_hour(plan)
-    for (product, slice_name), usd in spent.items():
+    for (product, slice_name), usd in _plan_spend(plan, catalog, capacity).items():
         if usd > plans.get(product, 0.0) + 1e-3 + 1e-6 * usd:
             problems.append(
                 f"slice {slice_name}: {product} spends {usd:.2f} USD/h > "
@@ -445,28 +439,22 @@ def _whole_chip_problems(plan: Plan, catalog: Catalog) -> list[str]:
             key = reservation_key(c.pricing, c.accelerator, c.unit_chips)
             reserved[c.accelerator] = reserved.get(c.accelerator, 0.0) + capacity.get(key, 0.0)
     plans = _plan_usd_per_hour(plan)
-    spent: dict[tuple[str, str], float] = {}
-    for s in plan.slices:
-        for product, chips in s.covered_by.items():
-            if product in plans:
-                rate = covered_rate(catalog, product, s.accelerator)
-                spent[(product, s.slice)] = spent.get((product, s.slice), 0.0) + chips * rate
+    spent = _plan_spend(plan, catalog, capacity)
+    book = commitment_book(catalog)
     rates = on_demand_rates(catalog)
     overstated: list[tuple[float, str]] = []
     for s in plan.slices:
         phi = s.serving_chips + s.work_chips
         whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
-        part = phi - whole
-        if part <= WHOLE_CHIP_TOLERANCE or s.committed_chips <= whole + WHOLE_CHIP_TOLERANCE:
+        if phi - whole <= WHOLE_CHIP_TOLERANCE or s.committed_chips <= whole + WHOLE_CHIP_TOLERANCE:
             continue
         able = reserved.get(s.accelerator, 0.0)
-        for product, usd in plans.items():
-            if not _covers(catalog, product, s.accelerator):
-                continue
-            rate = covered_rate(catalog, product, s.accelerator)
-            unspent = max(0.0, usd - spent.get((product, s.slice), 0.0))
-            able += s.covered_by.get(product, 0.0) + unspent / rate
-        most = whole + part * min(1.0, max(0.0, able - whole))
+        for savings in book.plans_for(s.accelerator):
+            if savings.key in plans:
+                unspent = max(0.0, plans[savings.key] - spent.get((savings.key, s.slice), 0.0))
+                rate = savings.rates[s.accelerator]
+                able += s.covered_by.get(savings.key, 0.0) + unspent / rate
+        most = whole_chip_cover(phi, able)
         beyond = s.committed_chips - most
         if beyond > WHOLE_CHIP_SLICE_TOLERANCE:
             usd = beyond * s.hours * rates[s.accelerator]
@@ -496,17 +484,26 @@ WHOLE_CHIP_SLICE_TOLERANCE = 1e-3
 decimals)."""
 
 
-def _covers(catalog: Catalog, pricing: str, accelerator: str) -> bool:
-    """Whether a savings plan covers ``accelerator``."""
-    covered = catalog.pricing_options[pricing].accelerators
-    return covered is None or accelerator in covered
-
-
 def _gap_asked(plan: Plan) -> float:
     """The relative gap the plan was solved to (the default where the plan does not say)."""
     if plan.run is not None:
         return plan.run.solver_options.gap
     return DEFAULT_GAP
+
+
+def _plan_spend(
+    plan: Plan, catalog: Catalog, capacity: dict[str, float]
+) -> dict[tuple[str, str], float]:
+    """USD per hour each savings plan spends in each slice (product, slice name), summed over
+    the accelerators it covers there: every ``covered_by`` entry that is not a reservation."""
+    spent: dict[tuple[str, str], float] = {}
+    for s in plan.slices:
+        for product, chips in s.covered_by.items():
+            if product not in capacity:
+                key = (product, s.slice)
+                rate = covered_rate(catalog, product, s.accelerator)
+                spent[key] = spent.get(key, 0.0) + chips * rate
+    return spent
 
 
 def _product_capacity(plan: Plan, catalog: Catalog) -> dict[str, float]:

@@ -400,9 +400,18 @@ def cover_in_part_chips(
                 own = month.plan_cover[(plan.key, acc, t)].value() or 0.0
                 able += own + unspent / plan.rates[acc]
             if able < whole + 1 - WHOLE_CHIP_TOLERANCE:
-                whole_cover = whole + (phi - whole) * max(0.0, able - whole)
-                found[(acc, t)] = max(0.0, cover - whole_cover)
+                found[(acc, t)] = max(0.0, cover - whole_chip_cover(phi, able))
     return found
+
+
+def whole_chip_cover(phi: float, able: float) -> float:
+    """``\bar c(C, \\phi) = \\min(C, k) + p \\min(1, (C - k)^+)``: what commitments able to cover
+    ``C`` chips an hour cover of a slice running ``\\phi = k + p`` chips on average on whole
+    chips (``k`` in ``1 - p`` of its hours, ``k + 1`` in the rest; see
+    ``cover_in_part_chips``)."""
+    whole = math.floor(phi + WHOLE_CHIP_TOLERANCE)
+    part = max(0.0, phi - whole)
+    return min(able, whole) + part * min(1.0, max(0.0, able - whole))
 
 
 def _supplying(month: Month, book: CommitmentBook, acc: str, t: int) -> Iterable[pulp.LpVariable]:
