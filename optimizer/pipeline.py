@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -63,6 +63,11 @@ class PlanResult:
         return EXIT_OK
 
 
+CENT_USD = 0.01
+"""A plan costing more than its start by more than this (a cent a month, below rounding) is
+replaced by the start's placement (``solve_placement``)."""
+
+
 def solve_placement(
     estimates: Estimates,
     catalog: Catalog,
@@ -79,6 +84,32 @@ def solve_placement(
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
     result = solve_plan_model(model, catalog, solver, start=start_values(model, start))
+    if (
+        start is not None
+        and start.usd is not None
+        and result.objective is not None
+        and result.objective > start.usd + CENT_USD
+    ):
+        # Counting cover in whole chips keeps the placement the first solve found; where that
+        # placement costs more in whole chips than the start's does, the start's placement is
+        # the plan. The first solve's bound still bounds the optimum, so the gap stated holds.
+        fixed = replace(settings or FormulationSettings(), fixed_accelerators=start.placement)
+        again_model = build_model(
+            estimates.options, estimates.workloads["id"].tolist(), catalog, fixed
+        )
+        # Solved as the start was priced (``price_greedy``), so that it costs what it did.
+        again = solve_plan_model(again_model, catalog, solver)
+        if again.objective is not None and again.objective < result.objective:
+            result = replace(
+                again,
+                status=result.status,
+                time_s=result.time_s + again.time_s,
+                gap=result.gap,
+                relaxed_objective=result.relaxed_objective,
+                termination=f"{result.termination}; the start's placement costs less in whole "
+                f"chips (${again.objective:,.2f} a month) and is the plan",
+            )
+            model = again_model
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 

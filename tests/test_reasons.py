@@ -172,6 +172,49 @@ def test_every_move_holds_when_the_workload_is_pinned_where_it_runs_today() -> N
         )
 
 
+@pytest.mark.parametrize("seed", [1, 5, 8])
+def test_a_moves_saving_is_what_pinning_it_where_it_runs_today_costs(seed: int) -> None:
+    """A move's monthly saving is priced at the plan's prices: staying costs its chip-hours at
+    the same commitment shares on the accelerator it runs on today. Where the move's own saving
+    is the whole story (no sentence on why it is made, no port or programme share: its
+    one-offs are its switching alone), pinning it there and solving again costs exactly that
+    saving less the switching one-off the plan no longer amortizes, ``s_j - K / A`` (hand
+    check, seed 5: $1,033.68 - $5,500 / 12 = $575.35). A move whose saving does not repay its
+    one-offs within A months says the plan makes it for its total (seed 1: $63.11 a month
+    against $5,500; pinned, the plan costs $188 more, not $395 less), and those, like moves
+    sharing a port, are checked for direction only above: pinned, the port may no longer pay
+    for the others either, which the move's own saving does not claim."""
+    catalog = Catalog.model_validate(default_catalog_dict())
+    months = catalog.economics.amortization_months.value
+    inventory = roadmap_inventory(40, 12, seed=seed)
+    inventory = inventory[inventory["start_month"].isna() & inventory["end_month"].isna()]
+    inventory = inventory.drop(columns=["monthly_growth", "start_month", "end_month"])
+    base = plan(inventory, solver=SOLVER).plan
+    total = base.objective_monthly_usd
+    slack = 2 * GAP * total + 1.0 + _whole_chip_room(base)
+    alone = {
+        (m.from_accelerator, m.monthly_saving_usd): m
+        for m in base.moves
+        if m.monthly_saving_usd is not None
+        and m.one_offs_usd == pytest.approx(m.switching_one_off_usd)
+        and not m.reason
+    }
+    assert alone
+    for move in base.moves:
+        if move.monthly_saving_usd is not None and move.monthly_saving_usd * months < (
+            move.one_offs_usd
+        ):
+            assert "its total is lower with it there" in move.reason, move
+    for move in alone.values():
+        assert move.monthly_saving_usd is not None
+        expected = move.monthly_saving_usd - move.switching_one_off_usd / months
+        pinned = _pinned_total(inventory, move.workload_id, move.from_accelerator)
+        assert pinned.objective_monthly_usd - total == pytest.approx(expected, abs=slack), (
+            move.workload_id,
+            move.reason,
+        )
+
+
 def _whole_chip_room(plan: Plan) -> float:
     """How far the plan may be above the whole-chip optimum beyond the gap: its objective less
     the first solve's, where cover was re-solved in whole chips."""

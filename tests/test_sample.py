@@ -20,6 +20,7 @@ from placement.analysing.checks import check_plan
 from placement.models.workload import is_blank
 from placement.pipeline import EXIT_OK, PlanResult, plan
 from placement.reading import read_inventory
+from tests.conftest import EXACT
 
 ROOT = Path(__file__).resolve().parents[1]
 INPUTS = ROOT / "inputs"
@@ -140,8 +141,10 @@ def dump_golden(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_sample_plan_matches_golden(sample: PlanResult) -> None:
-    actual = golden_summary(sample)
+def test_sample_plan_matches_golden() -> None:
+    """The golden file is the sample's optimum (gap 0): at the default gap the solver may stop
+    at any plan within 0.1% of it, and which one can differ from one machine to another."""
+    actual = golden_summary(plan(SAMPLES["csv"], solver=EXACT))
     if UPDATE_GOLDEN:
         GOLDEN.parent.mkdir(parents=True, exist_ok=True)
         GOLDEN.write_text(dump_golden(actual), encoding="utf-8")

@@ -152,6 +152,8 @@ def _move(
         saving = round(stay - plan_usd, 2)
         committed = float(row.committed_chip_hours) / float(row.chip_hours)
         reason = _why_moved(current, to, stay, round(plan_usd, 2), list_saving, committed)
+        if not reason:
+            reason = _why_not_repaid(saving, one_offs, catalog)
     else:
         reason = f"cannot stay on {current}: {on_demand_there['reason']}"
     return RecommendedMove(
@@ -240,6 +242,21 @@ def _one_off_shares(solution: Solution, catalog: Catalog) -> dict[int, tuple[flo
             migration,
         )
     return {w: (port.get(w, 0.0), migration.get(w, 0.0)) for w in set(port) | set(migration)}
+
+
+def _why_not_repaid(saving: float, one_offs: float, catalog: Catalog) -> str:
+    """Why a move is made whose own saving does not repay the one-offs it triggers within the
+    months the plan amortizes them over (``s A < O``): the plan's total is lower with it
+    there, through what it shares with other workloads."""
+    months = catalog.economics.amortization_months.value
+    if saving * months >= one_offs:
+        return ""
+    return (
+        f"its saving at the plan's prices (${saving:,.2f} a month) repays less than its "
+        f"${one_offs:,.2f} one-offs over the {months} months they are amortized over; the plan "
+        "moves it because its total is lower with it there: commitments and one-offs are "
+        "shared with other workloads"
+    )
 
 
 def _why_moved(
