@@ -429,14 +429,12 @@ def test_a_roadmap_that_changes_nothing_says_so(tmp_path: Path) -> None:
         assert note.startswith(f"${last:,.0f}, ${abs(end_state - last):,.0f} ")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="roadmap months do not yet model reservation units that hold only small replicas: "
-    "the roadmap buys 1-GPU units these 8-GPU replicas cannot use (docs/roadmap.md)",
-)
 def test_a_roadmap_that_changes_nothing_costs_each_month_what_the_steady_state_does() -> None:
-    """Two H100 services, nothing to move, no growth, nothing owned: every month of the roadmap
-    is the steady state's month, so it costs what the end state costs, within the gap."""
+    """Two H100 services of 2-GPU replicas, nothing to move, no growth, nothing owned: every
+    month of the roadmap is the steady state's month, so it costs what the end state costs,
+    within the gap: three 8-GPU units ($42,048) and a savings plan of $5.60 an hour ($4,088),
+    $46,136. A 1-GPU unit holds only 1-GPU replicas, in the roadmap's months as in the steady
+    state (they bought 1-GPU units these replicas cannot use and stated $45,552)."""
     from tests.test_commitments import _catalog, _service
 
     rows = [
@@ -445,8 +443,10 @@ def test_a_roadmap_that_changes_nothing_costs_each_month_what_the_steady_state_d
     ]
     roadmap = roadmap_of(run(rows, _catalog(), 12))
     assert roadmap.changes_nothing and roadmap.end_state_monthly_usd is not None
+    assert roadmap.end_state_monthly_usd == pytest.approx(46_136, abs=0.05)
     for month in roadmap.months:
         assert month.cost_usd == pytest.approx(roadmap.end_state_monthly_usd, rel=1e-3)
+    assert {p.product for p in roadmap.purchases} <= {"reserved_1yr/h100/8", "savings_plan_1yr"}
 
 
 def test_the_headline_compares_the_horizons_average_over_the_same_months_and_growth() -> None:

@@ -136,10 +136,17 @@ def model_options(
     if settings.fixed_accelerators is not None:
         fixed = options["workload"].map(settings.fixed_accelerators)
         keep &= options["accelerator"].eq(fixed)
-    rows = options[keep]
+    return with_classes(options[keep], catalog)
+
+
+def with_classes(rows: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
+    """Option rows with their eligibility class (the smallest reservation units that hold
+    their replicas) and whether they are short work (fewer run hours than the profile
+    offers)."""
     book = commitment_book(catalog)
     classes = [
-        book.class_of(str(a), int(s))
+        # No replica (an infeasible place a workload waits on): no chips, any class will do.
+        book.class_of(str(a), 0 if pd.isna(s) else int(s))
         for a, s in zip(rows["accelerator"], rows["replica_chips"], strict=True)
     ]
     offered = rows["load_profile"].map(offered_hours(catalog)).astype(float)

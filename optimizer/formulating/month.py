@@ -318,24 +318,51 @@ def add_cover(
             problem.addConstraint(
                 supplied - used == 0, name("cover_balance", keys[acc], *tag, slice_key(t))
             )
-            for limit in {q.max_replica_chips for q in book.on(acc)} - {None}:
-                assert limit is not None
-                narrow = pulp.LpAffineExpression(
-                    [
-                        (month.reserved_cover[(q.key, t)], 1.0)
-                        for q in book.on(acc)
-                        if q.max_replica_chips is not None
-                        and q.max_replica_chips <= limit
-                        and (q.key, t) in month.reserved_cover
-                    ]
-                )
-                for c, expr in by_class.items():
-                    if c <= limit:
-                        narrow.addInPlace(expr, -1.0)
-                problem.addConstraint(
-                    narrow <= 0,
-                    name("cover_eligible", keys[acc], f"le{limit}", *tag, slice_key(t)),
-                )
+            reserved = {
+                q.key: month.reserved_cover[(q.key, t)]
+                for q in book.on(acc)
+                if (q.key, t) in month.reserved_cover
+            }
+            add_eligible_cover(
+                problem, book, acc, reserved, by_class, (keys[acc], *tag, slice_key(t))
+            )
+
+
+def add_eligible_cover(
+    problem: pulp.LpProblem,
+    book: CommitmentBook,
+    accelerator: str,
+    reserved: dict[str, pulp.LpVariable],
+    by_class: dict[float, pulp.LpAffineExpression],
+    label: tuple[str, ...],
+) -> None:
+    """A reservation unit that holds replicas of at most ``m`` chips covers only the classes
+    ``<= m``: in one slice, with ``y_q`` each product's cover (``reserved``) and ``u_c`` each
+    class's chips (``by_class``: its cover in the steady state, its chips in use in a roadmap
+    month, where the cover is not split by class: for nested classes the two are the same
+    condition),
+
+    .. math:: \\sum_{q:\\ m_q \\le m} y_q \\le \\sum_{c \\le m} u_c \\quad \forall
+        \text{ finite } m
+    """
+    products = book.on(accelerator)
+    limits = {q.max_replica_chips for q in products if q.max_replica_chips is not None}
+    for limit in sorted(limits):
+        narrow = pulp.LpAffineExpression(
+            [
+                (reserved[q.key], 1.0)
+                for q in products
+                if q.max_replica_chips is not None
+                and q.max_replica_chips <= limit
+                and q.key in reserved
+            ]
+        )
+        for c, expr in by_class.items():
+            if c <= limit:
+                narrow.addInPlace(expr, -1.0)
+        problem.addConstraint(
+            narrow <= 0, name("cover_eligible", label[0], f"le{limit}", *label[1:])
+        )
 
 
 WHOLE_CHIP_TOLERANCE = 1e-6

@@ -40,6 +40,7 @@ in the steady state (flexible work spread over the hours its profile offers).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,12 +49,17 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.estimating.profiles import profile_levels
+from placement.formulating.model import with_classes
+from placement.formulating.month import class_key
 from placement.formulating.naming import name
 from placement.horizon.model import HorizonModel, Ready
 from placement.models.catalog import Catalog
 
 FIGURES = {"serving": ("serving_base", "serving_scaled"), "work": ("work_hours",)}
 """The demand figures of each profile kind (see the module)."""
+
+Part = tuple[str, int, str, str, float]
+"""A part of a month's demand: (accelerator, month, profile, figure, eligibility class)."""
 
 Steps = dict[int, pulp.LpAffineExpression]
 """Expressions by month: whether a row runs on its target from month k on, their sums, or
@@ -70,6 +76,9 @@ class Group:
     profile: str
     moving: bool  # they run on their interim today, so reaching the target is a move
     available: int = 1  # the first month the SDK in force makes the target feasible
+    # The eligibility class of their replicas on the target and on the interim place.
+    target_class: float = math.inf
+    interim_class: float = math.inf
 
 
 def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> list[Steps]:
@@ -79,9 +88,9 @@ def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> l
     figures_in = {start: _figures(frame, catalog) for start, frame in model.epochs.items()}
     epoch_at = {m: max(s for s in figures_in if s <= m) for m in range(1, model.months + 1)}
     specs = catalog.profiles()
-    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression] = {}
+    parts: dict[Part, pulp.LpAffineExpression] = {}
     moves: list[Steps] = []
-    groups = _groups(model, estimates.workloads)
+    groups = _groups(model, estimates.workloads, figures_in[1])
     for gi, (group, oids) in enumerate(sorted(groups.items(), key=lambda kv: repr(kv[0]))):
         members = rows.loc[oids, "workload"].astype(int).to_numpy()
         ons = [_on_target(model, oid, group.readiness, group.available) for oid in oids]
@@ -101,13 +110,14 @@ def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> l
                     lab = (*label, f"e{start:03d}")
                     moved = _class_sums(model, ons, idx, on_target, ("moved", *lab))
                     for m in months:
-                        _add(parts, (group.target, m, group.profile, figure), moved, m, phi)
+                        key = (group.target, m, group.profile, figure, group.target_class)
+                        _add(parts, key, moved, m, phi)
                     if on_interim is None or group.interim is None:
                         continue
                     left = _class_sums(model, ons, idx, on_interim, ("left", *lab))
                     base = _class_total(model, oids, idx, on_interim, ("waiting", *lab))
                     for m in months:
-                        key = (group.interim, m, group.profile, figure)
+                        key = (group.interim, m, group.profile, figure, group.interim_class)
                         parts.setdefault(key, pulp.LpAffineExpression()).addInPlace(
                             base, float(phi[m - 1])
                         )
@@ -118,8 +128,11 @@ def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> l
     return moves
 
 
-def _groups(model: HorizonModel, workloads: pd.DataFrame) -> dict[Group, list[int]]:
-    """The model's rows by group (see the module)."""
+def _groups(
+    model: HorizonModel, workloads: pd.DataFrame, figures: pd.DataFrame
+) -> dict[Group, list[int]]:
+    """The model's rows by group (see the module); the interim place's class from the
+    catalog's figures now (``figures``)."""
     rows = model.rows
     moving: set[int] = set()
     if "current_accelerator" in workloads:
@@ -129,20 +142,24 @@ def _groups(model: HorizonModel, workloads: pd.DataFrame) -> dict[Group, list[in
             if a is not None and not pd.isna(a)
         }
     groups: dict[Group, list[int]] = {}
-    for oid, w, acc, readiness, profile, available in zip(
+    for oid, w, acc, readiness, profile, available, cls in zip(
         rows.index,
         rows["workload"],
         rows["accelerator"],
         rows["readiness"],
         rows["load_profile"],
         rows["available"].astype(int),
+        rows["eligibility"].astype(float),
         strict=True,
     ):
         w = int(w)
         waits = readiness is not None or available > 1
         interim = model.interim.get(w) if waits else None
         is_move = w in moving and model.interim.get(w) != acc
-        key = Group(str(acc), readiness, interim, str(profile), is_move, int(available))
+        there = math.inf if interim is None else float(figures.at[(w, interim), "eligibility"])
+        key = Group(
+            str(acc), readiness, interim, str(profile), is_move, int(available), float(cls), there
+        )
         groups.setdefault(key, []).append(int(oid))
     return groups
 
@@ -222,7 +239,7 @@ def _class_sums(
         for k, on in ons[i].items():
             sums.setdefault(k, pulp.LpAffineExpression()).addInPlace(on, weight)
     return {
-        k: _as_variable(model, expr, name(*label, f"m{k:03d}")) for k, expr in sorted(sums.items())
+        k: as_variable(model, expr, name(*label, f"m{k:03d}")) for k, expr in sorted(sums.items())
     }
 
 
@@ -239,12 +256,12 @@ def _class_total(
         weight = float(figures[i])
         if weight:
             expr.addInPlace(model.x(oids[i]), weight)
-    return _as_variable(model, expr, name(*label))
+    return as_variable(model, expr, name(*label))
 
 
 def _add(
-    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression],
-    key: tuple[str, int, str, str],
+    parts: dict[Part, pulp.LpAffineExpression],
+    key: Part,
     sums: Steps,
     month: int,
     phi: np.ndarray,
@@ -275,6 +292,7 @@ def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
     """Per (workload, accelerator): the demand figures of its on-demand option."""
     on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
     rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
+    rows = with_classes(rows, catalog)
     frame = pd.DataFrame(
         {
             "serving_base": rows["chips"] * rows["base_fraction"],
@@ -282,6 +300,7 @@ def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
             "work_hours": rows["chip_hours"],
         }
     ).fillna(0.0)
+    frame["eligibility"] = rows["eligibility"].astype(float)
     frame.index = pd.MultiIndex.from_arrays([rows["workload"].astype(int), rows["accelerator"]])
     return frame
 
@@ -302,16 +321,16 @@ def _member_figures(
 
 
 def _add_in_use(
-    model: HorizonModel,
-    parts: dict[tuple[str, int, str, str], pulp.LpAffineExpression],
-    catalog: Catalog,
+    model: HorizonModel, parts: dict[Part, pulp.LpAffineExpression], catalog: Catalog
 ) -> None:
-    """``D_{a,m,t}``: each part as one variable, at its profile's level in each slice."""
+    """``D_{a,m,t}``: each part as one variable, at its profile's level in each slice, in all
+    and by eligibility class (``D_{a,m,t,c}``)."""
     levels = profile_levels(catalog)
     hours = model.grid.hours
     for key, expr in sorted(parts.items()):
-        acc, m, profile, figure = key
-        var = _as_variable(model, expr, name("demand", *map(str, key)))
+        acc, m, profile, figure, cls = key
+        label = (acc, str(m), profile, figure, class_key(cls))
+        var = as_variable(model, expr, name("demand", *label))
         g = levels[profile]
         spread = float(hours @ g)
         for t in range(len(hours)):
@@ -325,9 +344,12 @@ def _add_in_use(
                 model.in_use.setdefault((acc, m, t), pulp.LpAffineExpression()).addInPlace(
                     var, level
                 )
+                model.in_use_by_class.setdefault(
+                    (acc, m, t, cls), pulp.LpAffineExpression()
+                ).addInPlace(var, level)
 
 
-def _as_variable(
+def as_variable(
     model: HorizonModel, expr: pulp.LpAffineExpression, label: str
 ) -> pulp.LpAffineExpression:
     """A variable equal to ``expr`` (``expr`` itself when it has at most one term)."""

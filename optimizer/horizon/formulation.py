@@ -43,9 +43,10 @@ A commitment bought in the horizon counts every payment inside it. Its payments 
 month count too (a contract is signed whole) unless a workload it could cover runs on after the
 horizon (no ``end_month``, or a later one): then the team uses it after the horizon, and those
 payments are reported (``after_horizon``) but not charged, so that where the horizon ends does
-not decide what is bought inside it. One-offs count in full, once. Not modelled over a horizon
-(the steady-state plan models them): reservation units' replica-size limits, short-work
-concurrency and flexible placement within the week.
+not decide what is bought inside it. One-offs count in full, once. Reservation units cover
+only the replicas they hold, as in the steady state (``add_eligible_cover``, with each class's
+chips in use for its cover). Not modelled over a horizon (the steady-state plan models them):
+short-work concurrency and flexible placement within the week.
 """
 
 from __future__ import annotations
@@ -67,6 +68,7 @@ from placement.estimating.economics.one_offs import (
 from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import slice_grid
 from placement.formulating.model import FormulationSettings, model_options
+from placement.formulating.month import add_eligible_cover
 from placement.formulating.naming import name, name_map, unique_clean
 from placement.horizon.demand import Steps, add_demand
 from placement.horizon.model import COMPONENTS, HorizonModel, Ready, readiness_of
@@ -330,6 +332,7 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
                 p.addConstraint(held_bought <= cap, name("held_cap", *key, f"m{m:03d}"))
             for t in range(len(hours)):
                 y = p.add_variable(name("reserved_cover", *key, f"m{m:03d}", f"t{t:02d}"), 0)
+                model.reserved_cover[(q.key, m, t)] = y
                 model.covered[(q.accelerator, m, t)].addInPlace(y, 1.0)
                 p.addConstraint(
                     y - q.unit_capacity_chips * held_bought <= q.unit_capacity_chips * owned,
@@ -371,6 +374,19 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
             p.addConstraint(
                 cover - use <= 0, name("cover_in_use", keys[acc], f"m{m:03d}", f"t{t:02d}")
             )
+        # Units that hold only small replicas cover only those, as in the steady state.
+        reserved = {
+            q.key: model.reserved_cover[(q.key, m, t)]
+            for q in model.book.on(acc)
+            if (q.key, m, t) in model.reserved_cover
+        }
+        by_class = {
+            c: model.in_use_by_class.get((acc, m, t, c), pulp.LpAffineExpression())
+            for c in model.book.classes[acc]
+        }
+        add_eligible_cover(
+            p, model.book, acc, reserved, by_class, (keys[acc], f"m{m:03d}", f"t{t:02d}")
+        )
         limit = catalog.accelerators[acc].max_chips
         if limit is not None and len(use):
             p.addConstraint(use <= limit, name("chip_limit", keys[acc], f"m{m:03d}", f"t{t:02d}"))

@@ -54,6 +54,12 @@ class HorizonModel:
     after_horizon_charged: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     in_use: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
     covered: dict[tuple[str, int, int], pulp.LpAffineExpression] = field(default_factory=dict)
+    # Chips in use by eligibility class, (accelerator, month, slice, class), and each
+    # reservation product's cover, (product, month, slice).
+    in_use_by_class: dict[tuple[str, int, int, float], pulp.LpAffineExpression] = field(
+        default_factory=dict
+    )
+    reserved_cover: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
 
     def may_buy(self, pricing: str) -> bool:
         """Whether new commitments may be bought under this pricing option."""
