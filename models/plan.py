@@ -595,3 +595,8 @@ class Plan(_Out):
     solver: SolverInfo
     message: str = ""
     run: RunInfo | None = Field(default=None, description="Provenance; None only if unknown.")
+
+    def gap_asked(self, default: float) -> float:
+        """The relative gap the plan was solved to, as its provenance records it (``default``
+        where the plan does not say)."""
+        return self.run.solver_options.gap if self.run is not None else default

@@ -468,7 +468,7 @@ def _whole_chip_problems(plan: Plan, catalog: Catalog) -> list[str]:
     total = sum(usd for usd, _ in overstated)
     # A roadmap's slices are its end state's, solved as a steady-state plan of its own.
     cost = plan.roadmap.end_state_monthly_usd if plan.roadmap else plan.objective_monthly_usd
-    allowed = WHOLE_CHIP_SHARE_OF_GAP * _gap_asked(plan) * abs(cost or 0.0)
+    allowed = WHOLE_CHIP_SHARE_OF_GAP * plan.gap_asked(default=DEFAULT_GAP) * abs(cost or 0.0)
     if total <= allowed + 0.01:
         return []
     worst = [text for _, text in sorted(overstated, reverse=True)[:3]]
@@ -482,13 +482,6 @@ def _whole_chip_problems(plan: Plan, catalog: Catalog) -> list[str]:
 WHOLE_CHIP_SLICE_TOLERANCE = 1e-3
 """Chips a slice's stated cover may exceed what whole chips get (figures are reported to four
 decimals)."""
-
-
-def _gap_asked(plan: Plan) -> float:
-    """The relative gap the plan was solved to (the default where the plan does not say)."""
-    if plan.run is not None:
-        return plan.run.solver_options.gap
-    return DEFAULT_GAP
 
 
 def _plan_spend(

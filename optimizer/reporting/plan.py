@@ -159,7 +159,7 @@ def _month_model_note(plan: Plan) -> list[tuple[str, str]]:
     if r is None or not r.changes_nothing or not r.months or r.end_state_monthly_usd is None:
         return []
     last = r.months[-1].cost_usd
-    gap = plan.run.solver_options.gap if plan.run is not None else 0.0
+    gap = plan.gap_asked(default=0.0)
     difference = r.end_state_monthly_usd - last
     if abs(difference) <= gap * abs(r.end_state_monthly_usd) + MONTH_MODEL_NOTE_USD:
         return []
