@@ -342,8 +342,8 @@ def add_eligible_cover(
     month, where the cover is not split by class: for nested classes the two are the same
     condition),
 
-    .. math:: \\sum_{q:\\ m_q \\le m} y_q \\le \\sum_{c \\le m} u_c \\quad \forall
-        \text{ finite } m
+    .. math:: \\sum_{q:\\ m_q \\le m} y_q \\le \\sum_{c \\le m} u_c \\quad \\forall
+        \\text{ finite } m
     """
     products = book.on(accelerator)
     limits = {q.max_replica_chips for q in products if q.max_replica_chips is not None}
@@ -432,7 +432,7 @@ def cover_in_part_chips(
 
 
 def whole_chip_cover(phi: float, able: float) -> float:
-    """``\bar c(C, \\phi) = \\min(C, k) + p \\min(1, (C - k)^+)``: what commitments able to cover
+    """``\\bar c(C, \\phi) = \\min(C, k) + p \\min(1, (C - k)^+)``: what commitments able to cover
     ``C`` chips an hour cover of a slice running ``\\phi = k + p`` chips on average on whole
     chips (``k`` in ``1 - p`` of its hours, ``k + 1`` in the rest; see
     ``cover_in_part_chips``)."""
