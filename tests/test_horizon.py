@@ -495,18 +495,56 @@ def test_a_sample_roadmap_shows_what_it_buys_and_its_json_checks_clean() -> None
     assert check_plan(document, workloads, catalog_in(result.catalog, 12)) == []
     road = roadmap_of(result)
     bought = {(p.product, p.units) for p in road.purchases if p.units is not None}
-    assert bought == {("reserved_1yr/h100/1", 2), ("reserved_1yr/h100/8", 16)}
+    assert bought == {("reserved_1yr/h100/1", 5), ("reserved_1yr/h100/8", 14)}
     table = render_plan(result.plan, "table")
     assert max(len(line) for line in table.splitlines()) <= 80
-    # The roadmap's months cover the sample's part-month training with every reservation, so
-    # its last month costs less than the same placement planned as a steady state: said so.
+    # Its months are priced in the steady state's month model (part-month training covered
+    # only by what is free while it runs, cover in whole chips), so its last month costs what
+    # the same placement planned as a steady state does, and buys what that one holds.
     last, end_state = road.months[-1].cost_usd, road.end_state_monthly_usd
-    assert end_state is not None and last < end_state * (1 - 1e-3)
-    note = dict(summary_lines(result.plan))["  roadmap month 12"]
-    assert note.startswith(f"${last:,.0f}, ${end_state - last:,.0f} less with the same placement")
+    assert end_state is not None and last == pytest.approx(end_state, rel=1e-3)
+    assert "  roadmap month 12" not in dict(summary_lines(result.plan))
+    held = {(c.pricing, c.unit_chips, c.units) for c in result.plan.commitments}
+    assert held == {("reserved_1yr", 1, 5), ("reserved_1yr", 8, 14)}
     lines = table.splitlines()
     buys = lines.index("Commitments the roadmap buys")
-    assert "reserved_1yr/h100/8   16 units" in "\n".join(lines[buys : buys + 8])
+    assert "reserved_1yr/h100/8   14 units" in "\n".join(lines[buys : buys + 8])
     assert any(line.startswith("End-state commitments (month 12 on") for line in lines)
     roadmap = lines.index("Roadmap")
     assert lines[roadmap + 1].split()[0] == "horizon"  # no header row, no rule
+
+
+def test_over_a_horizon_a_part_month_job_is_covered_only_by_what_steady_work_leaves_free() -> None:
+    """The steady state's case (tests/test_commitments.py) over 4 months: two owned 8-GPU units
+    for 5 more months, a chat service on 8 GPUs around the clock, a 70B fine-tune on 24 GPUs
+    for 125 hours a month. While it runs only 8 owned GPUs are free: each month costs
+    16 x 730 x $2.40 owned + 2,000 GPU-hours on demand x $4 = $36,032, as in the steady state
+    (the roadmap's months covered the job with all 16 held GPUs: $32,032)."""
+    from tests.test_commitments import _catalog, _no_savings_plan, _owning, _service, _training
+
+    rows = [_service("chat", 8), _training("ft", 70, 3000, pinned_accelerator="h100")]
+    catalog = _catalog(_owning(2), _no_savings_plan)
+    result = run(rows, catalog, 4)
+    road = roadmap_of(result)
+    owned = 16 * 730 * 4.0 * (1 - 0.4)
+    for month in road.months:
+        assert month.commitments_usd == pytest.approx(owned, abs=0.05)
+        assert month.on_demand_usd == pytest.approx(2000 * 4.0, abs=0.05)
+        assert month.cost_usd == pytest.approx(36_032, abs=0.05)
+    assert road.purchases == []
+    assert road.end_state_monthly_usd == pytest.approx(36_032, abs=0.05)
+    assert result.plan.objective_monthly_usd == pytest.approx(36_032, abs=0.05)
+
+
+def test_over_a_horizon_flexible_work_is_placed_in_whole_chips_as_in_the_steady_state() -> None:
+    """Four 1-GPU dev jobs of 250 GPU-hours a month over 3 months (tests/test_whole_chips.py):
+    one GPU busy all month, a second 270 hours; every month is the steady state's, a reserved
+    GPU ($1,752) and 270 hours on demand ($1,080): $2,832, no savings plan (worth part of a
+    GPU, it is not used all month)."""
+    from tests.test_whole_chips import CATALOG, _dev_jobs
+
+    road = roadmap_of(run(_dev_jobs(4, 250), CATALOG, 3))
+    for month in road.months:
+        assert month.cost_usd == pytest.approx(2_832.0, rel=1e-3)
+        assert month.commitments_usd == pytest.approx(1_752.0, rel=1e-3)
+    assert [(p.product, p.units) for p in road.purchases] == [("reserved_1yr/h100/1", 1)]

@@ -4,6 +4,9 @@ what is held free while it runs (``add_short_work_cover``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pandas as pd
 import pulp
 
 from placement.formulating.model import PlacementModel
@@ -63,28 +66,51 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
     n = model.names
     opts = model.options
     work = opts[opts["short_work"]]
-    jobs = [
+    ons = [model.placed([(int(oid), 1.0)]) for oid in work.index]
+    add_short_work_cover(
+        model.problem,
+        model.month,
+        model.book,
+        model.grid,
+        catalog,
+        n.keys,
+        held_by(model),
+        short_jobs(work, n.workloads, n.keys, ons),
+    )
+
+
+def short_jobs(
+    work: pd.DataFrame,
+    workload_names: Sequence[str],
+    keys: dict[str, str],
+    ons: Sequence[pulp.LpAffineExpression],
+) -> list[ShortJob]:
+    """The short work of option rows (``short_work``), keyed by row, each labelled by its
+    workload's and accelerator's names, with whether it runs there (``on``)."""
+    labels = [
+        (workload_names[int(w)], keys[str(a)])
+        for w, a in zip(work["workload"], work["accelerator"], strict=True)
+    ]
+    return [
         ShortJob(
             key=int(oid),
-            label=(n.workloads[int(w)], n.keys[str(acc)]),
+            label=label,
             accelerator=str(acc),
             eligibility=float(cls),
             profile=str(profile),
             chip_hours=float(h),
             run_hours=float(r),
-            on=model.placed([(int(oid), 1.0)]),
+            on=on,
         )
-        for oid, w, acc, cls, profile, h, r in zip(
+        for oid, acc, cls, profile, h, r, label, on in zip(
             work.index,
-            work["workload"],
             work["accelerator"],
             work["eligibility"],
             work["load_profile"],
             work["chip_hours"],
             work["run_hours"],
+            labels,
+            ons,
             strict=True,
         )
     ]
-    add_short_work_cover(
-        model.problem, model.month, model.book, model.grid, catalog, n.keys, held_by(model), jobs
-    )

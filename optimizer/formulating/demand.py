@@ -4,6 +4,8 @@ accelerators' limits on them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import pulp
 
@@ -18,6 +20,10 @@ from placement.formulating.month import (
 from placement.formulating.naming import name
 from placement.models.catalog import Catalog
 
+Aggregate = Callable[[str, tuple[str, ...], pd.Series], pulp.LpAffineExpression]
+"""Turns one figure of a part's rows (its family, the part's name, a weight per row) into
+the expression of their sum."""
+
 
 def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
     """The chips in use in every slice (``spread_demand`` in ``placement.formulating.month``)
@@ -29,31 +35,47 @@ def add_demand_constraints(model: PlacementModel, catalog: Catalog) -> None:
 
     (peak chips ``n_j``, base share ``b_j``, chip-hours ``h_j``; ``N`` for flexible work only).
     """
+
+    def aggregate(family: str, key: tuple[str, ...], weights: pd.Series) -> pulp.LpAffineExpression:
+        return _aggregate(model, family, key, weights)
+
+    figures = part_figures(model.options, catalog, model.names.keys, aggregate)
+    spread_demand(model.problem, model.month, model.grid, catalog, model.names.keys, figures)
+
+
+def part_figures(
+    rows: pd.DataFrame, catalog: Catalog, keys: dict[str, str], aggregate: Aggregate
+) -> dict[DemandKey, Figures]:
+    """Each part's figures (see ``add_demand_constraints``) from option rows with their class
+    and short-work flag (``with_classes``), summed by ``aggregate``."""
     specs = catalog.profiles()
-    n = model.names
-    opts = model.options
     figures: dict[DemandKey, Figures] = {}
-    for (acc, profile, cls, is_short), group in opts.groupby(
+    for (acc, profile, cls, is_short), group in rows.groupby(
         ["accelerator", "load_profile", "eligibility", "short_work"], sort=True
     ).groups.items():
         part = DemandKey(str(acc), str(profile), float(cls), bool(is_short))
-        rows = opts.loc[group]
-        key = (n.keys[part.accelerator], n.keys[part.profile], class_key(part.eligibility))
+        members = rows.loc[group]
+        key = (keys[part.accelerator], keys[part.profile], class_key(part.eligibility))
         key = (*key, *(("short",) if part.short else ()))
         f = Figures()
         spec = specs[part.profile]
         if spec.kind == "serving":
-            base = rows["chips"] * rows["base_fraction"]
-            scaled = rows["chips"] * (1 - rows["base_fraction"])
-            f.serving_scaled = _aggregate(model, "serving_scaled", key, scaled)
+            base = members["chips"] * members["base_fraction"]
+            scaled = members["chips"] * (1 - members["base_fraction"])
+            f.serving_scaled = aggregate("serving_scaled", key, scaled)
             if (base > 0).any():
-                f.serving_base = _aggregate(model, "serving_base", key, base)
+                f.serving_base = aggregate("serving_base", key, base)
         else:
-            f.work_hours = _aggregate(model, "work_hours", key, rows["chip_hours"])
+            f.work_hours = aggregate("work_hours", key, members["chip_hours"])
             if spec.placement == "flexible":
-                f.work_chips = _aggregate(model, "work_chips", key, rows["chips"])
+                f.work_chips = aggregate("work_chips", key, members["chips"])
         figures[part] = f
-    spread_demand(model.problem, model.month, model.grid, catalog, n.keys, figures)
+    return figures
+
+
+def constant_sum(family: str, key: tuple[str, ...], weights: pd.Series) -> pulp.LpAffineExpression:
+    """The sum of rows whose placement is given: a constant."""
+    return pulp.LpAffineExpression(constant=float(weights.sum()))
 
 
 def _aggregate(

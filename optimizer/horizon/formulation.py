@@ -68,7 +68,7 @@ from placement.estimating.economics.one_offs import (
 from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import slice_grid
 from placement.formulating.model import FormulationSettings, model_options
-from placement.formulating.month import add_eligible_cover
+from placement.formulating.month import Held, add_eligible_cover
 from placement.formulating.naming import name, name_map, unique_clean
 from placement.horizon.demand import Steps, add_demand
 from placement.horizon.model import COMPONENTS, HorizonModel, Ready, readiness_of
@@ -305,16 +305,14 @@ def owned_in_month(book: CommitmentBook, product: str, month: int) -> tuple[floa
     return held, cost
 
 
-def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str]) -> None:
-    """Commitments bought month by month with their terms, covering chips in use slice by
-    slice within what is held (see the module)."""
+def add_purchases(
+    model: HorizonModel, catalog: Catalog, keys: dict[str, str], accelerators: Iterable[str]
+) -> None:
+    """Commitments bought month by month, ``z_{q,m}`` units or USD per hour, each held for its
+    term (``held_in_month``) and at most what is worth holding at once, for the products that
+    cover one of ``accelerators``."""
     p = model.problem
-    hours = model.grid.hours
-    accelerators = sorted({a for a, _, _ in model.in_use})
-    for m in range(1, model.months + 1):
-        for acc in accelerators:
-            for t in range(len(hours)):
-                model.covered[(acc, m, t)] = pulp.LpAffineExpression()
+    accelerators = set(accelerators)
     for q in model.book.reservations:
         if q.accelerator not in accelerators:
             continue
@@ -327,20 +325,10 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
             )
         for m in range(1, model.months + 1):
             held_bought = _held(model.units, q.key, m, term)
-            owned, _ = owned_in_month(model.book, q.key, m)
             if cap is not None and len(held_bought):
                 p.addConstraint(held_bought <= cap, name("held_cap", *key, f"m{m:03d}"))
-            for t in range(len(hours)):
-                y = p.add_variable(name("reserved_cover", *key, f"m{m:03d}", f"t{t:02d}"), 0)
-                model.reserved_cover[(q.key, m, t)] = y
-                model.covered[(q.accelerator, m, t)].addInPlace(y, 1.0)
-                p.addConstraint(
-                    y - q.unit_capacity_chips * held_bought <= q.unit_capacity_chips * owned,
-                    name("reserved_capacity", *key, f"m{m:03d}", f"t{t:02d}"),
-                )
     for plan in model.book.savings_plans:
-        covered = [a for a in plan.rates if a in accelerators]
-        if not covered:
+        if not any(a in accelerators for a in plan.rates):
             continue
         term = int(catalog.pricing_options[plan.pricing].term_months or 1)
         plan_cap = plan.max_usd_per_hour if model.may_buy(plan.pricing) else 0.0
@@ -350,11 +338,65 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
             )
         for m in range(1, model.months + 1):
             held_bought = _held(model.plan_usd, plan.key, m, term)
-            owned, _ = owned_in_month(model.book, plan.key, m)
             if plan_cap is not None and len(held_bought):
                 p.addConstraint(
                     held_bought <= plan_cap, name("plan_cap", keys[plan.pricing], f"m{m:03d}")
                 )
+
+
+def held_in_month(model: HorizonModel, catalog: Catalog, month: int) -> Held:
+    """What commitments hold in ``month``: purchases of the last term months (variables) and
+    what is owned still (a constant)."""
+    units = {}
+    for q in model.book.reservations:
+        if (q.key, month) in model.units:
+            term = int(catalog.pricing_options[q.pricing].term_months or 1)
+            units[q.key] = (
+                _held(model.units, q.key, month, term),
+                owned_in_month(model.book, q.key, month)[0],
+            )
+    usd = {}
+    for plan in model.book.savings_plans:
+        if (plan.key, month) in model.plan_usd:
+            term = int(catalog.pricing_options[plan.pricing].term_months or 1)
+            usd[plan.key] = (
+                _held(model.plan_usd, plan.key, month, term),
+                owned_in_month(model.book, plan.key, month)[0],
+            )
+    return Held(units=units, usd=usd)
+
+
+def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str]) -> None:
+    """Commitments bought month by month with their terms (``add_purchases``), covering chips
+    in use slice by slice within what is held (see the module)."""
+    p = model.problem
+    hours = model.grid.hours
+    accelerators = sorted({a for a, _, _ in model.in_use})
+    add_purchases(model, catalog, keys, accelerators)
+    for m in range(1, model.months + 1):
+        for acc in accelerators:
+            for t in range(len(hours)):
+                model.covered[(acc, m, t)] = pulp.LpAffineExpression()
+    for m in range(1, model.months + 1):
+        held = held_in_month(model, catalog, m)
+        for q in model.book.reservations:
+            if q.key not in held.units:
+                continue
+            bought, owned = held.units[q.key]
+            key = (keys[q.pricing], keys[q.accelerator], str(q.unit_chips))
+            for t in range(len(hours)):
+                y = p.add_variable(name("reserved_cover", *key, f"m{m:03d}", f"t{t:02d}"), 0)
+                model.reserved_cover[(q.key, m, t)] = y
+                model.covered[(q.accelerator, m, t)].addInPlace(y, 1.0)
+                p.addConstraint(
+                    y - q.unit_capacity_chips * bought <= q.unit_capacity_chips * owned,
+                    name("reserved_capacity", *key, f"m{m:03d}", f"t{t:02d}"),
+                )
+        for plan in model.book.savings_plans:
+            if plan.key not in held.usd:
+                continue
+            covered = [a for a in plan.rates if a in accelerators]
+            bought, owned = held.usd[plan.key]
             for t in range(len(hours)):
                 spend = pulp.LpAffineExpression()
                 for a in covered:
@@ -363,7 +405,7 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
                     )
                     model.covered[(a, m, t)].addInPlace(v, 1.0)
                     spend.addInPlace(v, plan.rates[a])
-                spend.addInPlace(held_bought, -1.0)
+                spend.addInPlace(bought, -1.0)
                 p.addConstraint(
                     spend <= owned,
                     name("plan_capacity", keys[plan.pricing], f"m{m:03d}", f"t{t:02d}"),
@@ -406,7 +448,6 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
     (charged only where their workloads end within it), and the objective."""
     rates = on_demand_rates(catalog)
     hours = model.grid.hours
-    month_hours = catalog.economics.hours_per_month.value
     K = switching_one_off_usd(catalog)
     N = model.months
     monthly = [{c: pulp.LpAffineExpression() for c in COMPONENTS} for _ in range(N)]
@@ -414,32 +455,7 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
         monthly[m - 1]["on_demand_usd"].addInPlace(use, rates[acc] * float(hours[t]))
     for (acc, m, t), cover in model.covered.items():
         monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rates[acc] * float(hours[t]))
-    products = [
-        (q.key, q.pricing, model.units, q.unit_monthly_usd, [q.accelerator])
-        for q in model.book.reservations
-    ] + [
-        (p.key, p.pricing, model.plan_usd, month_hours, list(p.rates))
-        for p in model.book.savings_plans
-    ]
-    for key, pricing, bought, price, accelerators in products:
-        # Owned ones cost what they cost while they last; bought ones while held within the
-        # horizon. The payments a term binds the team to after the last month are recorded
-        # (``after_horizon``); they are charged only where no workload the product could cover
-        # runs on after the horizon (it would lie idle then). Where workloads run on, they use it
-        # after the horizon, and charging those payments would let where the horizon ends
-        # decide purchases inside it.
-        charged_after = not runs_on(model, accelerators)
-        term = int(catalog.pricing_options[pricing].term_months or 1)
-        for m in range(1, N + 1):
-            monthly[m - 1]["commitments_usd"].constant += owned_in_month(model.book, key, m)[1]
-            if (key, m) not in bought:
-                continue
-            monthly[m - 1]["commitments_usd"].addInPlace(_held(bought, key, m, term), price)
-            beyond = max(0, m + term - 1 - N)
-            if beyond:
-                model.after_horizon.addInPlace(bought[(key, m)], price * beyond)
-                if charged_after:
-                    model.after_horizon_charged.addInPlace(bought[(key, m)], price * beyond)
+    add_commitment_payments(model, catalog, monthly)
     # One-offs in the month they start: a port done by month k started in k - d.
     for (f, s), d in model.port_months.items():
         cost = porting_one_off_usd(catalog, s)
@@ -473,6 +489,42 @@ def add_costs(model: HorizonModel, catalog: Catalog, moves: list[Steps]) -> None
             objective.addInPlace(expr)
     objective.addInPlace(model.after_horizon_charged)
     model.problem.setObjective(objective)
+
+
+def add_commitment_payments(
+    model: HorizonModel, catalog: Catalog, monthly: list[dict[str, pulp.LpAffineExpression]]
+) -> None:
+    """Each month's commitment payments (owned ones while they last, bought ones while held
+    within the horizon) into ``monthly``, and the payments after the horizon into
+    ``after_horizon`` (all) and ``after_horizon_charged`` (those charged: see the module)."""
+    month_hours = catalog.economics.hours_per_month.value
+    N = model.months
+    products = [
+        (q.key, q.pricing, model.units, q.unit_monthly_usd, [q.accelerator])
+        for q in model.book.reservations
+    ] + [
+        (p.key, p.pricing, model.plan_usd, month_hours, list(p.rates))
+        for p in model.book.savings_plans
+    ]
+    for key, pricing, bought, price, accelerators in products:
+        # Owned ones cost what they cost while they last; bought ones while held within the
+        # horizon. The payments a term binds the team to after the last month are recorded
+        # (``after_horizon``); they are charged only where no workload the product could cover
+        # runs on after the horizon (it would lie idle then). Where workloads run on, they use it
+        # after the horizon, and charging those payments would let where the horizon ends
+        # decide purchases inside it.
+        charged_after = not runs_on(model, accelerators)
+        term = int(catalog.pricing_options[pricing].term_months or 1)
+        for m in range(1, N + 1):
+            monthly[m - 1]["commitments_usd"].constant += owned_in_month(model.book, key, m)[1]
+            if (key, m) not in bought:
+                continue
+            monthly[m - 1]["commitments_usd"].addInPlace(_held(bought, key, m, term), price)
+            beyond = max(0, m + term - 1 - N)
+            if beyond:
+                model.after_horizon.addInPlace(bought[(key, m)], price * beyond)
+                if charged_after:
+                    model.after_horizon_charged.addInPlace(bought[(key, m)], price * beyond)
 
 
 def runs_on(model: HorizonModel, accelerators: list[str]) -> bool:

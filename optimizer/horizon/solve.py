@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import pulp
@@ -33,6 +33,7 @@ from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.model import HorizonModel
+from placement.horizon.pricing import month_placement, price_roadmap, with_priced_months
 from placement.horizon.roadmap import build_roadmap, horizon_total_usd
 from placement.horizon.start import (
     Priced,
@@ -47,6 +48,9 @@ from placement.horizon.timeline import interim_accelerators
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
+
+CENT_USD = 0.01
+"""Staying put replaces a roadmap priced dearer by more than this (below rounding)."""
 
 TIGHTER_GAP_SHARE = 0.2
 """The share of the gap the best rounded roadmap's MILP is solved to again, from itself, where
@@ -92,6 +96,9 @@ def solve_horizon(
     if not result.has_solution:
         return HorizonResult(result, None, {})
     result = _whole_moves(model, result, bound, solver, time_limit_s, gap)
+    result, model, stay = _priced(
+        model, stay, result, estimates, catalog, solver, time_limit_s, gap
+    )
     roadmap = build_roadmap(model, stay, estimates.workloads, catalog)
     all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, time_limit_s, gap)
     roadmap = roadmap.model_copy(
@@ -106,6 +113,52 @@ def solve_horizon(
     position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
     end = {position[w.workload_id]: w.target_accelerator for w in roadmap.workloads}
     return HorizonResult(result, roadmap, end)
+
+
+def _priced(
+    model: HorizonModel,
+    stay: HorizonModel | None,
+    result: SolveResult,
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
+    """The roadmap and staying put, their months priced in the month model
+    (``placement.horizon.pricing``); where staying put then costs less, it is the roadmap."""
+    workloads = estimates.workloads
+    placed = month_placement(model, workloads)
+    plan = price_roadmap(model, workloads, catalog, solver, time_limit_s, gap, placed)
+    spent = result.time_s + plan.result.time_s
+    if not plan.result.has_solution:
+        return result, model, stay  # only under a time limit: the MILP's own figures stand
+    stayed = None
+    if stay is not None:
+        stay_placed = month_placement(stay, workloads)
+        if stay_placed == placed:  # the roadmap stays put: the same months, priced once
+            stayed = replace(plan, model=with_priced_months(stay, plan.model))
+        else:
+            stayed = price_roadmap(stay, workloads, catalog, solver, time_limit_s, gap, stay_placed)
+            spent += stayed.result.time_s
+            if not stayed.result.has_solution:
+                stayed = None
+    decided = horizon_total_usd(model)
+    total = horizon_total_usd(plan.model)
+    note = (
+        f"{result.termination}; months priced in the steady state's month model: "
+        f"${total:,.2f} over the horizon (the roadmap MILP's: ${decided:,.2f})"
+    )
+    chosen = plan.model
+    if stayed is not None and horizon_total_usd(stayed.model) < total - CENT_USD:
+        chosen, total = stayed.model, horizon_total_usd(stayed.model)
+        note += f"; staying put costs less priced so (${total:,.2f}) and is the roadmap"
+    # The solve stays the roadmap MILP's (its objective, bound and gap); its message gives both.
+    return (
+        replace(result, time_s=spent, termination=note),
+        chosen,
+        None if stayed is None else stayed.model,
+    )
 
 
 def _rounded_relaxation(

@@ -152,9 +152,9 @@ def _baseline_lines(plan: Plan) -> list[tuple[str, str]]:
 
 def _month_model_note(plan: Plan) -> list[tuple[str, str]]:
     """Where a roadmap that changes nothing costs, in its last month, more than the gap away
-    from its end state (the same placement planned as a steady state), say so: the roadmap's
-    months leave out refinements the steady state has (docs/roadmap.md), so the two figures
-    differ for that reason alone."""
+    from its end state (the same placement planned as a steady state), say so: both are priced
+    in the same month model, so they differ only where the roadmap's commitments, chosen for
+    the whole horizon, are not the end state's (docs/roadmap.md)."""
     r = plan.roadmap
     if r is None or not r.changes_nothing or not r.months or r.end_state_monthly_usd is None:
         return []
@@ -167,8 +167,8 @@ def _month_model_note(plan: Plan) -> list[tuple[str, str]]:
     return [
         (
             f"  roadmap month {r.horizon_months}",
-            f"{usd(last)}, {usd(abs(difference))} {side} with the same placement: roadmap "
-            "months leave out steady-state refinements (docs/roadmap.md)",
+            f"{usd(last)}, {usd(abs(difference))} {side} with the same placement: the "
+            "roadmap's commitments are chosen for the whole horizon (docs/roadmap.md)",
         )
     ]
 

@@ -11,7 +11,7 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -143,12 +143,15 @@ def make_solver(
     start: dict[pulp.LpVariable, float] | None = None,
     relax: bool = False,
     target: float | None = None,
+    highs_options: Mapping[str, object] | None = None,
 ) -> pulp.LpSolver:
     """A configured PuLP solver; unknown names are a usage error. ``start`` (HiGHS only) gives
     variable values to start the search from; ``relax`` solves the LP relaxation instead;
     ``target`` (HiGHS only) stops the search at the first plan costing no more."""
     if solver == "highs":
-        options: dict[str, object] = {} if target is None else {"objective_target": target}
+        options: dict[str, object] = dict(highs_options or {})
+        if target is not None:
+            options["objective_target"] = target
         return _HiGHS(
             start,
             msg=msg,
@@ -177,6 +180,7 @@ def solve_model(
     start: dict[pulp.LpVariable, float] | None = None,
     relax: bool = False,
     target: float | None = None,
+    highs_options: Mapping[str, object] | None = None,
 ) -> SolveResult:
     """Solve in place (PuLP stores values on the variables) and classify the outcome.
 
@@ -184,8 +188,9 @@ def solve_model(
     solver begins from it; the optimum and the gap proven do not depend on it. Should the run
     end in a solver error, it is run once more without the start. ``relax``: solve the LP
     relaxation (integer variables continuous), whose optimum bounds the MIP's from below.
-    ``target``: stop at the first plan costing no more (status feasible unless proven)."""
-    engine = make_solver(solver, time_limit, gap, msg, start, relax, target)
+    ``target``: stop at the first plan costing no more (status feasible unless proven).
+    ``highs_options``: HiGHS options for this model (ignored by other solvers)."""
+    engine = make_solver(solver, time_limit, gap, msg, start, relax, target, highs_options)
     started = time.perf_counter()
     if not model.problem.variables():
         # Everything is fixed: the objective is its constant (owned commitments, fixed work).

@@ -20,12 +20,22 @@ hundreds), and the solver's message says how much. The re-solves are for plans w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
 import pulp
 
+from placement.estimating.economics.commitments import CommitmentBook
 from placement.estimating.economics.rates import on_demand_rates
+from placement.estimating.profiles import SliceGrid
 from placement.formulating.commitments import held_by
 from placement.formulating.model import PlacementModel
-from placement.formulating.month import add_whole_chip_cover, cover_in_part_chips
+from placement.formulating.month import (
+    Held,
+    Month,
+    add_whole_chip_cover,
+    cover_in_part_chips,
+)
 from placement.models.catalog import Catalog
 from placement.solving.solver import SolveResult, SolverOptions, solve_model
 
@@ -34,70 +44,104 @@ WHOLE_CHIP_SHARE_OF_GAP = 0.5
 plan is re-solved in whole chips (the rest of the gap is left to the solver)."""
 
 
-def _fix_placement(model: PlacementModel) -> None:
-    """Keep the solved plan's placement and flexible work's chips in each slice, so that every
-    slice's chips in use are fixed: the re-solve re-chooses its commitments and cover (the
+@dataclass
+class Months:
+    """What the whole-chip rounds work on: a problem's months with what each holds, the
+    variables that fix its chips in use once fixed (the placement, flexible work's chips per
+    slice), and the names and figures the rows need."""
+
+    problem: pulp.LpProblem
+    months: list[tuple[Month, Held]]
+    placement: list[pulp.LpVariable]
+    book: CommitmentBook
+    grid: SliceGrid
+    keys: dict[str, str]
+
+
+def plan_months(model: PlacementModel) -> Months:
+    """A steady-state plan's one month."""
+    return Months(
+        model.problem,
+        [(model.month, held_by(model))],
+        [*model.assign.values(), *model.month.flexible.values()],
+        model.book,
+        model.grid,
+        model.names.keys,
+    )
+
+
+def _fix(variables: list[pulp.LpVariable]) -> None:
+    """Keep the solved values (the placement, flexible work's chips in each slice), so that
+    every slice's chips in use are fixed: the re-solve re-chooses commitments and cover (the
     reservation units its only integers)."""
-    fixed = [*model.assign.values(), *model.month.flexible.values()]
-    for var in fixed:
+    for var in variables:
         value = var.varValue or 0.0
         var.lowBound = var.upBound = float(round(value)) if var.cat == pulp.LpInteger else value
 
 
 def solve_in_whole_chips(
-    model: PlacementModel,
+    model: Months,
     on_demand_usd: dict[str, float],
     solver: str,
     time_limit: float | None,
     gap: float,
     start: dict[pulp.LpVariable, float] | None = None,
+    highs_options: Mapping[str, object] | None = None,
 ) -> SolveResult:
     """Solve ``model`` in place, restricting the slices whose cover reaches into part of a
     chip until none does (each round adds slices, so it ends within the slices there are);
-    ``on_demand_usd``: each accelerator's on-demand rate, what overstated cover really costs."""
-    result = solve_model(model, solver, time_limit, gap, start=start)
+    ``on_demand_usd``: each accelerator's on-demand rate, what overstated cover really costs;
+    ``highs_options`` for every solve (``solve_model``)."""
+    result = solve_model(model, solver, time_limit, gap, start=start, highs_options=highs_options)
     relaxed = result.objective
-    restricted: frozenset[tuple[str, int]] = frozenset()
+    restricted: list[frozenset[tuple[str, int]]] = [frozenset() for _ in model.months]
     overstated_usd = 0.0
+    flexible = [var for month, _ in model.months for var in month.flexible.values()]
     while result.has_solution:
-        held = held_by(model)
-        found = cover_in_part_chips(model.month, model.book, held, restricted)
+        found = [
+            cover_in_part_chips(month, model.book, held, done)
+            for (month, held), done in zip(model.months, restricted, strict=True)
+        ]
         overstated_usd = sum(
             chips * float(model.grid.hours[t]) * on_demand_usd[acc]
-            for (acc, t), chips in found.items()
+            for slices in found
+            for (acc, t), chips in slices.items()
         )
-        if not found or overstated_usd <= WHOLE_CHIP_SHARE_OF_GAP * gap * abs(
+        if not any(found) or overstated_usd <= WHOLE_CHIP_SHARE_OF_GAP * gap * abs(
             result.objective or 0
         ):
             break
-        if not restricted:
-            _fix_placement(model)
-        add_whole_chip_cover(model.problem, model.month, model.book, model.names.keys, held, found)
-        restricted |= found.keys()
+        if not any(restricted):
+            _fix(model.placement)
+        for (month, held), slices in zip(model.months, found, strict=True):
+            if slices:
+                add_whole_chip_cover(model.problem, month, model.book, model.keys, held, slices)
+        restricted = [done | slices.keys() for done, slices in zip(restricted, found, strict=True)]
         values = {var: var.varValue for var in model.problem.variables()}
         before = result
-        result = solve_model(model, solver, time_limit, gap)
-        if not result.has_solution and any(
-            v.upBound is not None for v in model.month.flexible.values()
-        ):
+        result = solve_model(model, solver, time_limit, gap, highs_options=highs_options)
+        if not result.has_solution and any(v.upBound is not None for v in flexible):
             # A solver's round-off in the placement can leave the fixed flexible chips a hair
             # off their sums: free them (the slices' fraction of a chip is then the one found).
-            for var in model.month.flexible.values():
+            for var in flexible:
                 var.lowBound, var.upBound = 0.0, None
-            result = solve_model(model, solver, time_limit, gap)
+            result = solve_model(model, solver, time_limit, gap, highs_options=highs_options)
         if not result.has_solution:
             # Round-off in the fixed chips can leave a solver short of feasible: keep the plan
             # found before (these slices not counted in whole chips after all), and say what
             # its cover overstates.
             for var, value in values.items():
                 var.varValue = value
-            restricted -= found.keys()
+            restricted = [
+                done - slices.keys() for done, slices in zip(restricted, found, strict=True)
+            ]
             result = before
             break
+    count = sum(len(done) for done in restricted)
     notes = []
-    if restricted and relaxed is not None:
+    if count and relaxed is not None:
         notes.append(
-            f"cover counted in whole chips in {len(restricted)} slices (the fractional-chip "
+            f"cover counted in whole chips in {count} slices (the fractional-chip "
             f"relaxation's objective: {relaxed:,.2f})"
         )
     if overstated_usd > 0 and result.has_solution:
@@ -110,7 +154,7 @@ def solve_in_whole_chips(
             result.objective,
             result.gap,
             "; ".join([result.termination, *notes]),
-            relaxed if restricted else None,
+            relaxed if count else None,
         )
     return result
 
@@ -124,7 +168,7 @@ def solve_plan_model(
     """Solve a plan's model (the plan's, a baseline's, the greedy plan's) as every plan is
     solved: with the run's solver options, cover in whole chips."""
     return solve_in_whole_chips(
-        model,
+        plan_months(model),
         on_demand_rates(catalog),
         options.solver,
         options.time_limit_s,

@@ -1,0 +1,246 @@
+"""Pricing a roadmap's months in the steady state's month model.
+
+The roadmap MILP (``placement.horizon.formulation``) decides what is ported, migrated and moved
+when, with every month's demand as variables; to stay fast at 10,000 workloads it models a
+month more coarsely than the steady state: flexible work spread evenly over the hours its
+profile offers (not placed by the optimizer inside the week), short work covered as steadily
+running work (not only by what is free while it runs), cover counted in fractions of a chip.
+Once the timeline is decided, every workload's place in every month is known, and each month
+is a steady-state month with the placement given: this stage builds each from the same
+functions as the steady-state plan (``placement.formulating.month``: ``spread_demand``,
+``add_cover``, ``add_short_work_cover``, ``add_chip_limits``), with workload j's figures on its
+place that month scaled by ``phi_j(m)``, and chooses the commitments again over the whole
+horizon (``z_{q,m}``, held for their terms, ``add_purchases``; payments as in the roadmap MILP,
+``add_commitment_payments``):
+
+.. math:: \\min \\sum_m \\Big[\\sum_{a,t} w_t c_a \\big(D_{a,m,t} - \\mathit{cov}_{a,m,t}\\big)
+    + \\mathit{commitments}_m\\Big] + \\mathit{after}^{charged}
+
+then counts cover in whole chips where part chips overstate it, as every steady-state plan
+is solved (``placement.solving.whole_chips``). The only integers are the reservation units
+bought, so it solves in a fraction of the roadmap MILP's time. The roadmap reports these
+months' on-demand and commitment costs and these purchases: a schedule of whole chips achieves
+them, month by month, as the steady state's plan does. The one-offs (ports, programmes, moves)
+are the roadmap MILP's, unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import pandas as pd
+import pulp
+
+from placement.estimating.economics.rates import on_demand_rates
+from placement.formulating.commitments import short_jobs
+from placement.formulating.demand import constant_sum, part_figures
+from placement.formulating.model import with_classes
+from placement.formulating.month import (
+    Held,
+    Month,
+    add_chip_limits,
+    add_cover,
+    add_short_work_cover,
+    spread_demand,
+)
+from placement.formulating.naming import name_map, unique_clean
+from placement.horizon.formulation import (
+    add_commitment_payments,
+    add_purchases,
+    epoch_of,
+    held_in_month,
+    month_values,
+)
+from placement.horizon.model import COMPONENTS, HorizonModel
+from placement.horizon.roadmap import roadmap_workloads
+from placement.models.catalog import Catalog
+from placement.solving.solver import SolveResult
+from placement.solving.whole_chips import Months, solve_in_whole_chips
+
+SCALED = ("chips", "chip_hours", "run_hours")
+"""The figures of a workload's row that scale with its volume factor ``phi_j(m)`` (its base
+share does not): chips held, chip-hours and, for short work, the hours its chips run."""
+
+
+FEW_INTEGERS = {
+    "mip_heuristic_run_rins": False,
+    "mip_heuristic_run_rens": False,
+    "mip_heuristic_run_root_reduced_cost": False,
+}
+"""HiGHS options for the pricing MILP: its only integers are the reservation units bought (a
+few dozen, per product and month) among thousands of continuous columns, and HiGHS's sub-MIP
+heuristics spend seconds on it where branching proves it in a few nodes (the sample's 12
+months: 6.6 s with them, 1.1 s without, the same optimum)."""
+
+
+@dataclass(frozen=True)
+class PricedRoadmap:
+    """A solved roadmap model with its months priced in the month model: ``model`` is a copy
+    of it whose commitments (``units``, ``plan_usd``), month costs (``monthly``) and payments
+    after the horizon are the pricing's; ``result`` is the pricing's solve."""
+
+    model: HorizonModel
+    result: SolveResult
+
+
+def price_roadmap(
+    model: HorizonModel,
+    workloads: pd.DataFrame,
+    catalog: Catalog,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+    placement: Placement | None = None,
+) -> PricedRoadmap:
+    """Price a solved roadmap model's months (see the module); ``placement``, if known, saves
+    reading it from the model again (``month_placement``)."""
+    keys = name_map(
+        [*catalog.accelerators, *catalog.pricing_options, *catalog.platforms, *catalog.profiles()]
+    )
+    priced = replace(
+        model,
+        problem=pulp.LpProblem("roadmap_months", pulp.LpMinimize),
+        units={},
+        plan_usd={},
+        monthly=[],
+        after_horizon=pulp.LpAffineExpression(),
+        after_horizon_charged=pulp.LpAffineExpression(),
+        in_use={},
+        covered={},
+        in_use_by_class={},
+        reserved_cover={},
+    )
+    placement = placement or month_placement(model, workloads)
+    rows = [_rows_in_month(model, pairs, catalog, m) for m, pairs in enumerate(placement, 1)]
+    accelerators = {str(a) for frame in rows for a in frame["accelerator"]}
+    add_purchases(priced, catalog, keys, accelerators)
+    names = unique_clean(workloads["id"].astype(str).tolist())
+    rounds = Months(priced.problem, [], [], model.book, model.grid, keys)
+    rates = on_demand_rates(catalog)
+    priced.monthly = [
+        {"on_demand_usd": pulp.LpAffineExpression(), "commitments_usd": pulp.LpAffineExpression()}
+        for _ in rows
+    ]
+    for m, frame in enumerate(rows, start=1):
+        month = Month(tag=(f"m{m:03d}",))
+        held = held_in_month(priced, catalog, m)
+        _add_month(priced, month, held, frame, catalog, keys, names)
+        for acc in month.accelerators:
+            for t in month.slices:
+                rate = rates[acc] * float(model.grid.hours[t])
+                priced.monthly[m - 1]["on_demand_usd"].addInPlace(month.in_use(acc, t), rate)
+        for acc, t, cover in month.covers():
+            rate = rates[acc] * float(model.grid.hours[t])
+            priced.monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rate)
+        rounds.months.append((month, held))
+        rounds.placement.extend(month.flexible.values())
+    add_commitment_payments(priced, catalog, priced.monthly)
+    objective = pulp.LpAffineExpression()
+    for costs in priced.monthly:
+        for expr in costs.values():
+            objective.addInPlace(expr)
+    objective.addInPlace(priced.after_horizon_charged)
+    priced.problem.setObjective(objective)
+    # The roadmap MILP's purchases are a plan to start from (feasible: any holding is).
+    start = {
+        priced.units[key]: float(round(var.varValue or 0.0))
+        for key, var in model.units.items()
+        if key in priced.units
+    }
+    result = solve_in_whole_chips(
+        rounds, rates, solver, time_limit_s, gap, start=start, highs_options=FEW_INTEGERS
+    )
+    return PricedRoadmap(with_priced_months(model, priced), result)
+
+
+def _add_month(
+    priced: HorizonModel,
+    month: Month,
+    held: Held,
+    rows: pd.DataFrame,
+    catalog: Catalog,
+    keys: dict[str, str],
+    names: list[str],
+) -> None:
+    """One month of the steady state's month model, its placement given by ``rows``."""
+    problem, book, grid = priced.problem, priced.book, priced.grid
+    spread_demand(
+        problem, month, grid, catalog, keys, part_figures(rows, catalog, keys, constant_sum)
+    )
+    add_cover(problem, month, book, keys, held)
+    work = rows[rows["short_work"]]
+    runs = [pulp.LpAffineExpression(constant=1.0) for _ in range(len(work))]
+    jobs = short_jobs(work, names, keys, runs)
+    add_short_work_cover(problem, month, book, grid, catalog, keys, held, jobs)
+    add_chip_limits(problem, month, catalog, keys)
+
+
+PRICED = ("on_demand_usd", "commitments_usd")
+"""The cost components the pricing sets; the one-offs are the roadmap MILP's."""
+
+
+def with_priced_months(model: HorizonModel, priced: HorizonModel) -> HorizonModel:
+    """A copy of a solved roadmap model with the commitments, payments after the horizon and
+    on-demand and commitment costs of ``priced`` (a pricing of the same months), its one-offs
+    its own, as constants."""
+    decided = month_values(model)
+    monthly = [
+        {
+            c: priced.monthly[m][c] if c in PRICED else pulp.LpAffineExpression(constant=v[c])
+            for c in COMPONENTS
+        }
+        for m, v in enumerate(decided)
+    ]
+    return replace(
+        model,
+        problem=priced.problem,
+        units=priced.units,
+        plan_usd=priced.plan_usd,
+        after_horizon=priced.after_horizon,
+        after_horizon_charged=priced.after_horizon_charged,
+        monthly=monthly,
+    )
+
+
+Placement = list[list[tuple[int, str]]]
+"""Per month, (workload position, accelerator) of every workload running then."""
+
+
+def month_placement(model: HorizonModel, workloads: pd.DataFrame) -> Placement:
+    """Where each workload runs in each month of a solved roadmap model, as the roadmap
+    reports it: on its target from the month it moves, before on its interim place (none: a
+    new workload waiting for its target does not run yet); only months it is active in."""
+    position = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
+    placed = roadmap_workloads(model, workloads)
+    months: Placement = []
+    for month in range(1, model.months + 1):
+        pairs = []
+        for w in placed:
+            j = position[w.workload_id]
+            if model.factors[j, month - 1] <= 0:
+                continue
+            moved = w.ready_month is not None and month >= w.ready_month
+            where = w.target_accelerator if moved else w.interim_accelerator
+            if where is not None:
+                pairs.append((j, where))
+        months.append(pairs)
+    return months
+
+
+def _rows_in_month(
+    model: HorizonModel, pairs: list[tuple[int, str]], catalog: Catalog, month: int
+) -> pd.DataFrame:
+    """The on-demand option rows of ``pairs`` in the SDK's epoch in force in ``month``, with
+    their class, short-work flag and figures scaled by ``phi_j(month)``."""
+    options = epoch_of(model, month)
+    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
+    rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
+    rows = rows.set_index(["workload", "accelerator"], drop=False)
+    frame = rows.loc[pairs] if pairs else rows.iloc[:0]
+    frame = frame.reset_index(drop=True)
+    phi = model.factors[frame["workload"].to_numpy(dtype=int), month - 1]
+    # No figure on a place a workload waits on but cannot run on: nothing runs there. Run
+    # hours stay missing where the work runs all its profile's hours (not short work).
+    scaled = {c: frame[c].astype(float) * phi for c in SCALED}
+    frame = frame.assign(**scaled).fillna({"chips": 0.0, "chip_hours": 0.0, "base_fraction": 0.0})
+    return with_classes(frame, catalog)
