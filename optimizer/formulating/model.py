@@ -149,6 +149,12 @@ def with_classes(rows: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
         book.class_of(str(a), 0 if pd.isna(s) else int(s))
         for a, s in zip(rows["accelerator"], rows["replica_chips"], strict=True)
     ]
+    return rows.assign(eligibility=classes, short_work=short_work(rows, catalog))
+
+
+def short_work(rows: pd.DataFrame, catalog: Catalog) -> pd.Series:
+    """Whether each row's work runs fewer hours than its profile offers (its chips are held
+    together only part of the time)."""
     offered = rows["load_profile"].map(offered_hours(catalog)).astype(float)
     short = rows["run_hours"].notna() & (rows["run_hours"] < offered * (1 - SHORT_WORK_SLACK))
-    return rows.assign(eligibility=classes, short_work=short.astype(bool))
+    return short.astype(bool)

@@ -32,22 +32,22 @@ import pandas as pd
 import pulp
 
 from placement.estimating.economics.rates import on_demand_rates
-from placement.formulating.commitments import short_jobs
 from placement.formulating.demand import constant_sum, part_figures
-from placement.formulating.model import with_classes
+from placement.formulating.model import short_work, with_classes
 from placement.formulating.month import (
     Held,
     Month,
+    ShortJob,
     add_chip_limits,
     add_cover,
     add_short_work_cover,
     spread_demand,
 )
-from placement.formulating.naming import name_map, unique_clean
+from placement.formulating.naming import name, name_map
+from placement.horizon.demand import as_variable
 from placement.horizon.formulation import (
     add_commitment_payments,
     add_purchases,
-    epoch_of,
     held_in_month,
     month_values,
 )
@@ -111,10 +111,12 @@ def price_roadmap(
         reserved_cover={},
     )
     placement = placement or month_placement(model, workloads)
-    rows = [_rows_in_month(model, pairs, catalog, m) for m, pairs in enumerate(placement, 1)]
+    on_demand = _on_demand_rows(model, catalog)
+    rows = [
+        _rows_in_month(model, pairs, on_demand, catalog, m) for m, pairs in enumerate(placement, 1)
+    ]
     accelerators = {str(a) for frame in rows for a in frame["accelerator"]}
     add_purchases(priced, catalog, keys, accelerators)
-    names = unique_clean(workloads["id"].astype(str).tolist())
     rounds = Months(priced.problem, [], [], model.book, model.grid, keys)
     rates = on_demand_rates(catalog)
     priced.monthly = [
@@ -123,8 +125,8 @@ def price_roadmap(
     ]
     for m, frame in enumerate(rows, start=1):
         month = Month(tag=(f"m{m:03d}",))
-        held = held_in_month(priced, catalog, m)
-        _add_month(priced, month, held, frame, catalog, keys, names)
+        held = _as_variables(priced, held_in_month(priced, catalog, m), m)
+        _add_month(priced, month, held, frame, catalog, keys)
         for acc in month.accelerators:
             for t in month.slices:
                 rate = rates[acc] * float(model.grid.hours[t])
@@ -153,6 +155,22 @@ def price_roadmap(
     return PricedRoadmap(with_priced_months(model, priced), result)
 
 
+def _as_variables(model: HorizonModel, held: Held, month: int) -> Held:
+    """What is held, each product's purchases still running as one variable: the month's
+    slices then each read one column, not the purchases of every month of a term."""
+    tag = f"m{month:03d}"
+    return Held(
+        units={
+            q: (as_variable(model, bought, name("held_units", f"q{i}", tag)), owned)
+            for i, (q, (bought, owned)) in enumerate(sorted(held.units.items()))
+        },
+        usd={
+            q: (as_variable(model, bought, name("held_usd", f"q{i}", tag)), owned)
+            for i, (q, (bought, owned)) in enumerate(sorted(held.usd.items()))
+        },
+    )
+
+
 def _add_month(
     priced: HorizonModel,
     month: Month,
@@ -160,7 +178,6 @@ def _add_month(
     rows: pd.DataFrame,
     catalog: Catalog,
     keys: dict[str, str],
-    names: list[str],
 ) -> None:
     """One month of the steady state's month model, its placement given by ``rows``."""
     problem, book, grid = priced.problem, priced.book, priced.grid
@@ -168,11 +185,35 @@ def _add_month(
         problem, month, grid, catalog, keys, part_figures(rows, catalog, keys, constant_sum)
     )
     add_cover(problem, month, book, keys, held)
-    work = rows[rows["short_work"]]
-    runs = [pulp.LpAffineExpression(constant=1.0) for _ in range(len(work))]
-    jobs = short_jobs(work, names, keys, runs)
-    add_short_work_cover(problem, month, book, grid, catalog, keys, held, jobs)
+    add_short_work_cover(problem, month, book, grid, catalog, keys, held, _short_groups(rows))
     add_chip_limits(problem, month, catalog, keys)
+
+
+def _short_groups(rows: pd.DataFrame) -> list[ShortJob]:
+    """The month's short work, placed, as one job per (accelerator, class, profile, chips
+    held): ``add_short_work_cover`` covers placed jobs holding the same chips as one,
+    ``min(sum h, F sum r)``, so summing them first is the same model, built faster."""
+    work = rows[rows["short_work"] & rows["chip_hours"].gt(0)]
+    chips = (work["chip_hours"] / work["run_hours"]).round(6)
+    groups = work.assign(held_chips=chips).groupby(
+        ["accelerator", "eligibility", "load_profile", "held_chips"], sort=True
+    )
+    sums = groups[["chip_hours", "run_hours"]].sum()
+    return [
+        ShortJob(
+            key=(str(acc), float(cls), str(profile), float(held)),
+            label=(),
+            accelerator=str(acc),
+            eligibility=float(cls),
+            profile=str(profile),
+            chip_hours=float(h),
+            run_hours=float(r),
+            on=pulp.LpAffineExpression(constant=1.0),
+        )
+        for (acc, cls, profile, held), h, r in zip(
+            sums.index, sums["chip_hours"], sums["run_hours"], strict=True
+        )
+    ]
 
 
 PRICED = ("on_demand_usd", "commitments_usd")
@@ -228,19 +269,37 @@ def month_placement(model: HorizonModel, workloads: pd.DataFrame) -> Placement:
 
 
 def _rows_in_month(
-    model: HorizonModel, pairs: list[tuple[int, str]], catalog: Catalog, month: int
+    model: HorizonModel,
+    pairs: list[tuple[int, str]],
+    on_demand: OnDemandRows,
+    catalog: Catalog,
+    month: int,
 ) -> pd.DataFrame:
     """The on-demand option rows of ``pairs`` in the SDK's epoch in force in ``month``, with
     their class, short-work flag and figures scaled by ``phi_j(month)``."""
-    options = epoch_of(model, month)
-    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
-    rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
-    rows = rows.set_index(["workload", "accelerator"], drop=False)
-    frame = rows.loc[pairs] if pairs else rows.iloc[:0]
-    frame = frame.reset_index(drop=True)
+    rows, position = on_demand[max(s for s in on_demand if s <= month)]
+    frame = rows.iloc[[position[pair] for pair in pairs]].reset_index(drop=True)
     phi = model.factors[frame["workload"].to_numpy(dtype=int), month - 1]
     # No figure on a place a workload waits on but cannot run on: nothing runs there. Run
     # hours stay missing where the work runs all its profile's hours (not short work).
     scaled = {c: frame[c].astype(float) * phi for c in SCALED}
     frame = frame.assign(**scaled).fillna({"chips": 0.0, "chip_hours": 0.0, "base_fraction": 0.0})
-    return with_classes(frame, catalog)
+    # A part month runs part of the hours: short work, as the steady state would see it.
+    return frame.assign(short_work=short_work(frame, catalog))
+
+
+OnDemandRows = dict[int, tuple[pd.DataFrame, dict[tuple[int, str], int]]]
+"""Per epoch (its first month): the on-demand option rows, and each (workload, accelerator)
+pair's position among them."""
+
+
+def _on_demand_rows(model: HorizonModel, catalog: Catalog) -> OnDemandRows:
+    """Each epoch's on-demand option rows (``OnDemandRows``)."""
+    on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
+    found: OnDemandRows = {}
+    for start, options in model.epochs.items():
+        rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
+        rows = with_classes(rows, catalog)
+        pairs = zip(rows["workload"].astype(int), rows["accelerator"].astype(str), strict=True)
+        found[start] = (rows, {pair: i for i, pair in enumerate(pairs)})
+    return found

@@ -41,18 +41,22 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
     """Each placed workload's interim place, target and the month it reaches it."""
     rows = model.rows
     current = workloads.get("current_accelerator", pd.Series(None, index=workloads.index))
+    today = [None if v is None or pd.isna(v) else str(v) for v in current.tolist()]
+    ids = workloads["id"].astype(str).tolist()
     out = []
-    for oid in rows.index:
-        if not is_target(model, int(oid)):
+    for oid, w, readiness, target, available in zip(
+        rows.index.tolist(),
+        rows["workload"].astype(int).tolist(),
+        rows["readiness"].tolist(),
+        rows["accelerator"].astype(str).tolist(),
+        rows["available"].astype(int).tolist(),
+        strict=True,
+    ):
+        if not is_target(model, oid):
             continue
-        w = int(rows.at[oid, "workload"])
-        readiness = rows.at[oid, "readiness"]
-        target = str(rows.at[oid, "accelerator"])
-        here = current.iat[w]
-        here = None if here is None or pd.isna(here) else str(here)
-        available = int(rows.at[oid, "available"])
+        here = today[w]
         waits = readiness is not None or available > 1
-        ready = moved_month(model, int(oid)) if waits else 1
+        ready = moved_month(model, oid) if waits else 1
         # A target that needs nothing is reached in month 1: a move if it runs elsewhere today.
         interim = model.interim.get(w) if waits else here
         if waits and ready is None and interim is not None:
@@ -61,7 +65,7 @@ def roadmap_workloads(model: HorizonModel, workloads: pd.DataFrame) -> list[Road
         interim = None if interim == target else interim
         out.append(
             RoadmapWorkload(
-                workload_id=str(workloads.at[w, "id"]),
+                workload_id=ids[w],
                 interim_accelerator=interim,
                 target_accelerator=target,
                 ready_month=ready,
