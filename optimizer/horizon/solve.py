@@ -149,6 +149,9 @@ def _priced(
         f"{result.termination}; months priced in the steady state's month model: "
         f"${total:,.2f} over the horizon (the roadmap MILP's: ${decided:,.2f})"
     )
+    _, _, pricing_notes = plan.result.termination.partition("; ")
+    if pricing_notes:  # cover in whole chips, as the pricing says
+        note += f"; pricing: {pricing_notes}"
     chosen = plan.model
     if stayed is not None and horizon_total_usd(stayed.model) < total - CENT_USD:
         chosen, total = stayed.model, horizon_total_usd(stayed.model)
