@@ -548,3 +548,57 @@ def test_over_a_horizon_flexible_work_is_placed_in_whole_chips_as_in_the_steady_
         assert month.cost_usd == pytest.approx(2_832.0, rel=1e-3)
         assert month.commitments_usd == pytest.approx(1_752.0, rel=1e-3)
     assert [(p.product, p.units) for p in road.purchases] == [("reserved_1yr/h100/1", 1)]
+
+
+def test_a_gang_job_beside_owned_gpus_a_service_fills_moves_when_the_steady_state_would() -> None:
+    """A chat service on 50 of 64 owned H100 (8 units of 8, 24 months left) and a 405B
+    pre-training of 18,624 GPU-hours a month on 128 GPUs for 145.5 hours: while it runs only 14
+    owned GPUs are free, 2,037 of its GPU-hours covered. Spread over the month, as the roadmap
+    MILP prices work, the owned GPUs looked to cover 10,220 of them, staying on H100 looked
+    cheapest and the roadmap kept it there, while the steady state moves it to Trainium2. With
+    short work's cover bounded by what the service leaves free, the roadmap moves it too, and
+    the MILP's months are what the steady state's month model makes of them."""
+    import re
+
+    from tests.test_commitments import _catalog, _service
+
+    def owning(data: dict[str, Any]) -> None:
+        data["owned_commitments"] = [
+            {
+                "pricing": "reserved_1yr",
+                "accelerator": "h100",
+                "unit_chips": 8,
+                "units": 8,
+                "months_left": 24,
+                "source": "test: bought last year",
+            }
+        ]
+
+    rows = [
+        _service("chat", 60, current_accelerator="h100", pinned_accelerator=None),
+        {
+            "id": "pretrain",
+            "kind": "training",
+            "model_family": "llama",
+            "params_b": 405,
+            "precision": "bf16",
+            "h100_gpu_hours": 18624,
+            "current_accelerator": "h100",
+        },
+    ]
+    catalog = _catalog(owning)
+    steady = run(rows, catalog, None).plan
+    assert {a.workload_id: a.accelerator for a in steady.assignments}["pretrain"] == "trn2"
+    result = run(rows, catalog, 12)
+    road = roadmap_of(result)
+    assert target_of(result.plan, "pretrain")[0] == "trn2"
+    assert road.stay_total_usd is not None and road.total_usd < road.stay_total_usd
+    # Staying, the pre-training's 18,624 GPU-hours less the 2,037 that 14 free GPUs cover
+    # for 145.5 hours are paid on demand at $4 (the chat's 50 GPUs on owned units).
+    assert road.months[0].on_demand_usd == pytest.approx((18_624 - 14 * 145.5) * 4.0, abs=1.0)
+    [priced, decided] = re.findall(r"\$([\d,.]+)", result.solve.termination.split("; months")[1])[
+        :2
+    ]
+    assert float(priced.replace(",", "")) == pytest.approx(
+        float(decided.replace(",", "")), rel=1e-3
+    )

@@ -55,8 +55,15 @@ from placement.formulating.naming import name
 from placement.horizon.model import HorizonModel, Ready
 from placement.models.catalog import Catalog
 
-FIGURES = {"serving": ("serving_base", "serving_scaled"), "work": ("work_hours",)}
-"""The demand figures of each profile kind (see the module)."""
+FIGURES = {
+    "serving": ("serving_base", "serving_scaled"),
+    "work": ("work_hours", "short_hours"),
+}
+"""The demand figures of each profile kind (see the module): short work's chip-hours again,
+apart, for what commitments can cover of it (``SHORT_FIGURES``)."""
+
+SHORT_FIGURES = ("short_hours",)
+"""Figures that bound the cover of short work (``add_short_work_bound``), not chips in use."""
 
 Part = tuple[str, int, str, str, float]
 """A part of a month's demand: (accelerator, month, profile, figure, eligibility class)."""
@@ -91,11 +98,18 @@ def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> l
     parts: dict[Part, pulp.LpAffineExpression] = {}
     moves: list[Steps] = []
     groups = _groups(model, estimates.workloads, figures_in[1])
+    model.short_run_most = _short_run_most(model, figures_in, epoch_at)
+    # Short work's own chip-hours only where its cover can be bounded (add_short_work_bound).
+    bounded = {
+        acc for (acc, _), run in model.short_run_most.items() if run < model.grid.hours.sum()
+    }
     for gi, (group, oids) in enumerate(sorted(groups.items(), key=lambda kv: repr(kv[0]))):
         members = rows.loc[oids, "workload"].astype(int).to_numpy()
         ons = [_on_target(model, oid, group.readiness, group.available) for oid in oids]
         classes = _phi_classes(model.factors[members])
         for figure in FIGURES[specs[group.profile].kind]:
+            if figure in SHORT_FIGURES and not {group.target, group.interim} & bounded:
+                continue
             by_epoch = {
                 start: _member_figures(frame, members, group, figure)
                 for start, frame in figures_in.items()
@@ -126,6 +140,25 @@ def add_demand(model: HorizonModel, estimates: Estimates, catalog: Catalog) -> l
             moves.append(_count(ons))
     _add_in_use(model, parts, catalog)
     return moves
+
+
+def _short_run_most(
+    model: HorizonModel, figures_in: dict[int, pd.DataFrame], epoch_at: dict[int, int]
+) -> dict[tuple[str, int], float]:
+    """Per (accelerator, month): the run hours of the short work that could run there then,
+    every workload that may (a target or the place it waits on) counted once, at ``phi``."""
+    rows = model.rows
+    pairs = set(zip(rows["workload"].astype(int), rows["accelerator"].astype(str), strict=True))
+    pairs |= {(int(w), str(a)) for w, a in model.interim.items()}
+    index = pd.MultiIndex.from_tuples(sorted(pairs), names=["workload", "accelerator"])
+    workloads = index.get_level_values(0).to_numpy(dtype=int)
+    accelerators = index.get_level_values(1).astype(str)
+    most: dict[tuple[str, int], float] = {}
+    for m in range(1, model.months + 1):
+        run = figures_in[epoch_at[m]]["short_run_hours"].reindex(index).fillna(0.0).to_numpy()
+        at = pd.Series(run * model.factors[workloads, m - 1]).groupby(accelerators).sum()
+        most.update({(str(a), m): float(v) for a, v in at.items() if v > 0})
+    return most
 
 
 def _groups(
@@ -298,6 +331,8 @@ def _figures(options: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
             "serving_base": rows["chips"] * rows["base_fraction"],
             "serving_scaled": rows["chips"] * (1 - rows["base_fraction"]),
             "work_hours": rows["chip_hours"],
+            "short_hours": rows["chip_hours"].where(rows["short_work"], 0.0),
+            "short_run_hours": rows["run_hours"].where(rows["short_work"], 0.0),
         }
     ).fillna(0.0)
     frame["eligibility"] = rows["eligibility"].astype(float)
@@ -329,6 +364,11 @@ def _add_in_use(
     hours = model.grid.hours
     for key, expr in sorted(parts.items()):
         acc, m, profile, figure, cls = key
+        if figure in SHORT_FIGURES:
+            model.short_work.setdefault((acc, m, figure), pulp.LpAffineExpression()).addInPlace(
+                expr
+            )
+            continue
         label = (acc, str(m), profile, figure, class_key(cls))
         var = as_variable(model, expr, name("demand", *label))
         g = levels[profile]

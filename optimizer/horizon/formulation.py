@@ -68,7 +68,7 @@ from placement.estimating.economics.one_offs import (
 from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import slice_grid
 from placement.formulating.model import FormulationSettings, model_options
-from placement.formulating.month import Held, add_eligible_cover
+from placement.formulating.month import Held, add_eligible_cover, reserved_chips_held
 from placement.formulating.naming import name, name_map, unique_clean
 from placement.horizon.demand import Steps, add_demand
 from placement.horizon.model import COMPONENTS, HorizonModel, Ready, readiness_of
@@ -129,6 +129,7 @@ def build_horizon_model(
     add_readiness_deadlines(model, workloads, catalog, names)
     moves = add_demand(model, estimates, catalog)
     add_commitments(model, catalog, keys)
+    add_short_work_bound(model, catalog, keys)
     add_costs(model, catalog, moves)
     return model
 
@@ -432,6 +433,69 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
         limit = catalog.accelerators[acc].max_chips
         if limit is not None and len(use):
             p.addConstraint(use <= limit, name("chip_limit", keys[acc], f"m{m:03d}", f"t{t:02d}"))
+
+
+def add_short_work_bound(model: HorizonModel, catalog: Catalog, keys: dict[str, str]) -> None:
+    """Short work (a gang of ``n_j`` chips for ``r_j`` hours, fewer than its profile offers) is
+    covered only by what is held free while it runs: ``kappa_j <= r_j F`` job by job in the
+    steady state's month (``add_short_work_cover``), rows that would number jobs x months here,
+    and a product of placement and holdings summed. The roadmap MILP bounds it per accelerator
+    and month instead, with ``SH_{a,m}`` the short work's chip-hours there (scaled by ``phi``
+    and summed over the placement as the demand is), ``\\bar R_{a,m}`` the run hours of all
+    the short work that could run there (a constant), ``K_{a,m}`` the chips the commitments held
+    then hold there (owned and bought; a savings plan's dollars at its rate there) and ``H``
+    the month's hours: the cover of short work ``s_{a,m}`` is what the cover exceeds the steady
+    work's chip-hours by, and at most what steady cover leaves of ``K`` on average, in each hour
+    any short work there could run:
+
+    .. math:: \\sum_t w_t \\mathit{cov}_{a,m,t} - s_{a,m} \\le \\sum_t w_t D_{a,m,t}
+        - SH_{a,m}, \\qquad
+        s_{a,m} \\le \\bar R_{a,m} \\Big(K_{a,m} - \\frac{1}{H}\\big(\\sum_t w_t
+        \\mathit{cov}_{a,m,t} - s_{a,m}\\big)\\Big)
+
+    A 128-GPU job running 145.5 hours beside a service on 50 of 64 owned GPUs is covered at most
+    14 x 145.5 = 2,037 of its 18,624 GPU-hours, as in the steady state (spread over the month
+    it looked covered 10,220). Where the short work that could run on an accelerator runs the
+    month's hours or more (``\\bar R \\ge H``) the bound is no tighter than the cover's own
+    (at most ``K`` chips each hour) and is left out, with the short work's own figure; the
+    pricing (``placement.horizon.pricing``) covers short work exactly either way."""
+    hours = model.grid.hours
+    month_hours = float(hours.sum())
+    for (acc, m, figure), chip_hours in sorted(model.short_work.items()):
+        most = model.short_run_most.get((acc, m), 0.0)
+        if figure != "short_hours" or not 0 < most < month_hours:
+            continue  # where short work could run all month, the cover's own bounds hold it
+        covered = pulp.LpAffineExpression()
+        steady = pulp.LpAffineExpression()
+        for t in range(len(hours)):
+            if (acc, m, t) in model.covered:
+                covered.addInPlace(model.covered[(acc, m, t)], float(hours[t]))
+                steady.addInPlace(model.in_use[(acc, m, t)], float(hours[t]))
+        if not len(covered):
+            continue  # nothing can cover it
+        label = (keys[acc], f"m{m:03d}")
+        p = model.problem
+        short = p.add_variable(name("short_work_cover", *label), 0)
+        steady.addInPlace(chip_hours, -1.0)
+        p.addConstraint(covered - short - steady <= 0, name("steady_work_cover", *label))
+        free = _chips_held(model, catalog, acc, m)
+        free.addInPlace(covered - short, -1.0 / month_hours)
+        p.addConstraint(short - most * free <= 0, name("short_work_cover_free", *label))
+
+
+def _chips_held(
+    model: HorizonModel, catalog: Catalog, accelerator: str, month: int
+) -> pulp.LpAffineExpression:
+    """``K_{a,m}``: the chips the reservations held in a month hold on an accelerator, and the
+    savings plans held then at their rate there."""
+    held = held_in_month(model, catalog, month)
+    chips = reserved_chips_held(model.book, held, accelerator)
+    for plan in model.book.plans_for(accelerator):
+        if plan.key in held.usd:
+            bought, owned = held.usd[plan.key]
+            chips.addInPlace(bought, 1.0 / plan.rates[accelerator])
+            chips.constant += owned / plan.rates[accelerator]
+    return chips
 
 
 def _held(

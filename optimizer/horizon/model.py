@@ -60,6 +60,11 @@ class HorizonModel:
         default_factory=dict
     )
     reserved_cover: dict[tuple[str, int, int], pulp.LpVariable] = field(default_factory=dict)
+    # Short work's chip-hours and run hours per (accelerator, month, figure): what bounds its
+    # cover (``add_short_work_bound``).
+    short_work: dict[tuple[str, int, str], pulp.LpAffineExpression] = field(default_factory=dict)
+    # The run hours of all the short work that could run on an accelerator in a month.
+    short_run_most: dict[tuple[str, int], float] = field(default_factory=dict)
 
     def may_buy(self, pricing: str) -> bool:
         """Whether new commitments may be bought under this pricing option."""
