@@ -345,26 +345,30 @@ def add_purchases(
                 )
 
 
+Holding = tuple[pulp.LpAffineExpression, float]
+"""What is held of one product: bought (an expression of purchases) and owned (a constant)."""
+
+
 def held_in_month(model: HorizonModel, catalog: Catalog, month: int) -> Held:
     """What commitments hold in ``month``: purchases of the last term months (variables) and
     what is owned still (a constant)."""
-    units = {}
-    for q in model.book.reservations:
-        if (q.key, month) in model.units:
-            term = int(catalog.pricing_options[q.pricing].term_months or 1)
-            units[q.key] = (
-                _held(model.units, q.key, month, term),
-                owned_in_month(model.book, q.key, month)[0],
-            )
-    usd = {}
-    for plan in model.book.savings_plans:
-        if (plan.key, month) in model.plan_usd:
-            term = int(catalog.pricing_options[plan.pricing].term_months or 1)
-            usd[plan.key] = (
-                _held(model.plan_usd, plan.key, month, term),
-                owned_in_month(model.book, plan.key, month)[0],
-            )
-    return Held(units=units, usd=usd)
+
+    def holding(bought: dict[tuple[str, int], pulp.LpVariable], key: str, pricing: str) -> Holding:
+        term = int(catalog.pricing_options[pricing].term_months or 1)
+        return _held(bought, key, month, term), owned_in_month(model.book, key, month)[0]
+
+    return Held(
+        units={
+            q.key: holding(model.units, q.key, q.pricing)
+            for q in model.book.reservations
+            if (q.key, month) in model.units
+        },
+        usd={
+            p.key: holding(model.plan_usd, p.key, p.pricing)
+            for p in model.book.savings_plans
+            if (p.key, month) in model.plan_usd
+        },
+    )
 
 
 def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str]) -> None:
