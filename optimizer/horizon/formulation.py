@@ -45,8 +45,11 @@ horizon (no ``end_month``, or a later one): then the team uses it after the hori
 payments are reported (``after_horizon``) but not charged, so that where the horizon ends does
 not decide what is bought inside it. One-offs count in full, once. Reservation units cover
 only the replicas they hold, as in the steady state (``add_eligible_cover``, with each class's
-chips in use for its cover). Not modelled over a horizon (the steady-state plan models them):
-short-work concurrency and flexible placement within the week.
+chips in use for its cover). Short work is covered at most by what steady cover leaves free,
+per accelerator and month (``add_short_work_bound``), not job by job; flexible work is spread
+over the hours its profile offers. Once the timeline is decided, every month is priced again in
+the steady state's month model (``placement.horizon.pricing``), and those are the figures the
+roadmap reports.
 """
 
 from __future__ import annotations

@@ -3,8 +3,9 @@
 The roadmap MILP (``placement.horizon.formulation``) decides what is ported, migrated and moved
 when, with every month's demand as variables; to stay fast at 10,000 workloads it models a
 month more coarsely than the steady state: flexible work spread evenly over the hours its
-profile offers (not placed by the optimizer inside the week), short work covered as steadily
-running work (not only by what is free while it runs), cover counted in fractions of a chip.
+profile offers (not placed by the optimizer inside the week), short work's cover bounded per
+accelerator and month (``add_short_work_bound``, not job by job), cover counted in fractions
+of a chip.
 Once the timeline is decided, every workload's place in every month is known, and each month
 is a steady-state month with the placement given: this stage builds each from the same
 functions as the steady-state plan (``placement.formulating.month``: ``spread_demand``,
