@@ -50,7 +50,7 @@ from benchmarks.generate import synthetic_inventory
 from placement.catalog import load_catalog
 from placement.formulating.model import PlacementModel
 from placement.pipeline import SolverOptions
-from placement.solving.solver import DEFAULT_GAP
+from placement.solving.choices import DEFAULT_GAP
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 DEFAULT_SECTION = "main"

@@ -6,16 +6,23 @@ The Python API the ``placement`` command line is a thin layer over::
     catalog = load_catalog(overrides=["economics.amortization_months=24"])
     result = plan("inputs/sample_inventory.csv", catalog)
     result.plan.objective_monthly_usd
+
+The names below are imported on first use (PEP 562), so that importing one stage, or starting
+the command line for ``--help``, does not load the solver, pandas and every other stage.
 """
 
-from placement.analysing.checks import check_plan
-from placement.analysing.provenance import tool_version
-from placement.catalog import load_catalog
-from placement.estimating import estimate
-from placement.pipeline import PlanResult, SolverOptions, plan
-from placement.reading import InputError, read_inventory
+from __future__ import annotations
 
-__version__ = tool_version()
+from typing import TYPE_CHECKING, Any
+
+from placement.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from placement.analysing.checks import check_plan
+    from placement.catalog import load_catalog
+    from placement.estimating import estimate
+    from placement.pipeline import PlanResult, SolverOptions, plan
+    from placement.reading import InputError, read_inventory
 
 __all__ = [
     "InputError",
@@ -28,3 +35,25 @@ __all__ = [
     "plan",
     "read_inventory",
 ]
+
+_getattr, __dir__ = lazy_exports(
+    __name__,
+    {
+        "InputError": "placement.reading",
+        "PlanResult": "placement.pipeline",
+        "SolverOptions": "placement.pipeline",
+        "check_plan": "placement.analysing.checks",
+        "estimate": "placement.estimating",
+        "load_catalog": "placement.catalog",
+        "plan": "placement.pipeline",
+        "read_inventory": "placement.reading",
+    },
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from placement.analysing.provenance import tool_version
+
+        return tool_version()
+    return _getattr(name)

@@ -11,6 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+EXIT_OK = 0
+"""Every workload planned."""
+EXIT_BAD_INPUT = 2
+"""Bad input: every problem listed, nothing written."""
+EXIT_UNPLACED = 3
+"""Some workloads fit nowhere, or no plan exists (infeasible, or the solver stopped first)."""
+
 
 def json_safe(value: Any) -> Any:
     """A value as JSON can carry it: NaN and infinities as text, unknown types as ``str``."""

@@ -19,6 +19,7 @@ from placement.analysing.moves import with_lead
 from placement.analysing.provenance import now_utc, run_info
 from placement.analysing.showback import scaled_shares
 from placement.catalog import CatalogSource, read_catalog
+from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED
 from placement.estimating import Estimates, estimate
 from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
@@ -38,10 +39,6 @@ from placement.solving.whole_chips import solve_plan_model
 from placement.writing.files import write_output
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_OK", "EXIT_UNPLACED", "PlanResult", "SolverOptions", "plan"]
-
-EXIT_OK = 0
-EXIT_BAD_INPUT = 2
-EXIT_UNPLACED = 3
 
 
 @dataclass(frozen=True)

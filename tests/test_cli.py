@@ -530,3 +530,42 @@ def test_console_script_exit_code_and_json(unplaceable: Path, tmp_path: Path) ->
     assert "Traceback" not in run.stderr
     data = json.loads(run.stdout)
     assert [u["workload_id"] for u in data["unplaced"]] == ["spec-on-trn2"]
+
+
+# What start-up must not load: each takes a tenth of a second or more to import.
+HEAVY_MODULES = ("pandas", "pulp", "highspy", "sqlalchemy", "alembic", "placement.pipeline")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["plan", "--help"], ["whatif", "--help"]])
+def test_help_starts_without_loading_the_stages(args: list[str]) -> None:
+    """``--help`` and usage errors import the command line only (docs/performance.md)."""
+    script = (
+        "import sys\n"
+        "from placement.cli.main import main\n"
+        f"try:\n    main({args!r})\nexcept SystemExit:\n    pass\n"
+        f"print(sorted(m for m in {HEAVY_MODULES!r} if m in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert "Usage: placement" in done.stdout
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_api_names_load_on_first_use() -> None:
+    script = (
+        "import sys, placement\n"
+        "before = 'placement.pipeline' in sys.modules\n"
+        "plan = placement.plan\n"
+        "from placement import read_inventory\n"
+        "print(before, plan.__module__, read_inventory.__module__, placement.__version__ != '')"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == [
+        "False",
+        "placement.pipeline",
+        "placement.reading.inventory",
+        "True",
+    ]

@@ -19,7 +19,8 @@ from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory, read_inventory
-from placement.solving.solver import DEFAULT_GAP, SolveStatus, solve_model
+from placement.solving.choices import DEFAULT_GAP
+from placement.solving.solver import SolveStatus, solve_model
 
 MONTHS = 12
 SIZE = 120

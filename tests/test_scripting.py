@@ -357,7 +357,7 @@ def test_an_internal_error_is_one_plain_line_unless_debugging(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr("placement.cli.plan.plan", broken)
+    monkeypatch.setattr("placement.pipeline.plan", broken)  # as the command imports it
     monkeypatch.delenv("PLACEMENT_DEBUG", raising=False)
     with pytest.raises(SystemExit) as exit_info:
         main(["plan", str(SAMPLE)])

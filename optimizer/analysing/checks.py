@@ -22,7 +22,7 @@ from placement.formulating.model import SHORT_WORK_SLACK
 from placement.formulating.month import WHOLE_CHIP_TOLERANCE, whole_chip_cover
 from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, OptionEvaluation, Plan
-from placement.solving.solver import DEFAULT_GAP
+from placement.solving.choices import DEFAULT_GAP
 from placement.solving.whole_chips import WHOLE_CHIP_SHARE_OF_GAP
 
 TOLERANCE_USD = 0.05  # plan figures are rounded to cents

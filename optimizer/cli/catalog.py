@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import click
 
-from placement.catalog import catalog_records, catalog_to_yaml
 from placement.cli.shared import (
     catalog_options,
     catalog_source,
@@ -15,7 +14,6 @@ from placement.cli.shared import (
     output_options,
     quiet_option,
 )
-from placement.reporting import render_records
 
 
 @click.group("catalog")
@@ -40,6 +38,9 @@ def catalog_show(
     Example:
         placement catalog show --set accelerators.trn2.on_demand_usd_per_chip_hour=0.5
     """
+    from placement.catalog import catalog_records
+    from placement.reporting import render_records
+
     catalog = catalog_source(catalog_path, overrides).catalog
     records = catalog_records(catalog)
     emit(
@@ -64,5 +65,7 @@ def catalog_export(
     Example:
         placement catalog export -o my_catalog.yaml
     """
+    from placement.catalog import catalog_to_yaml
+
     source = catalog_source(catalog_path, overrides)
     emit(lambda _: catalog_to_yaml(source), output, quiet)

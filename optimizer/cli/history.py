@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
@@ -15,11 +15,12 @@ from placement.cli.shared import (
     guard,
     output_options,
 )
-from placement.reporting import render_plan, render_records
-from placement.reporting.plan import usd
-from placement.storing import History
-from placement.storing.history import CycleDiff
 from placement.writing.files import check_output_path
+
+if TYPE_CHECKING:
+    from placement.storing.history import CycleDiff
+
+# The database, pandas and the renderers are imported when a command runs, not for --help.
 
 
 @click.command("history")
@@ -35,6 +36,9 @@ def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -
         placement history --format json
         placement history --db postgresql+psycopg://planner@db/placement
     """
+    from placement.reporting import render_records
+    from placement.storing import History
+
     if output is not None:
         check_output_path(output)
     frame = History(db).list()
@@ -49,6 +53,9 @@ def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -
 @guard
 def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: bool) -> None:
     """One saved run's plan (RUN: its id, or a cycle label for that cycle's latest run)."""
+    from placement.reporting import render_plan
+    from placement.storing import History
+
     if output is not None:
         check_output_path(output)
     saved = History(db).get(run)
@@ -56,6 +63,8 @@ def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: 
 
 
 def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
+    from placement.reporting.plan import usd
+
     rows: list[dict[str, Any]] = [
         {
             "what": "monthly cost",
@@ -116,6 +125,9 @@ def diff_command(
         placement diff 2026-Q4 2027-Q1
         placement diff 3 7 --format json
     """
+    from placement.reporting import render_records
+    from placement.storing import History
+
     if output is not None:
         check_output_path(output)
     d = History(db).diff(run_a, run_b)

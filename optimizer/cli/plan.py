@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,21 +19,21 @@ from placement.cli.shared import (
     inventory_options,
     output_options,
 )
-from placement.pipeline import SolverOptions, plan
-from placement.reading import inventory_summary, read_inventory
-from placement.reading.limits import SizeLimit
-from placement.reporting import PlanView, plan_csv_files, render_plan, render_records
-from placement.reporting.plan import sidecar_paths
-from placement.reporting.status import stage_status
-from placement.scenarios import read_scenario
-from placement.solving.solver import DEFAULT_GAP, SOLVERS
-from placement.storing import History
+from placement.solving.choices import DEFAULT_GAP, SOLVERS
 from placement.writing.files import check_output_path, is_regular_target, write_files
+
+if TYPE_CHECKING:
+    from placement.reporting import PlanView
+
+# The stages a command runs are imported in its body, when it runs: ``--help`` and a usage
+# error then start in a tenth of the time (docs/performance.md).
 
 
 def _view(
     fmt: str, workloads: int, top: int | None, show_all: bool, summary: bool, timings: bool
 ) -> PlanView:
+    from placement.reporting import PlanView
+
     if sum([top is not None, show_all, summary]) > 1:
         raise click.UsageError("use only one of --top, --all and --summary")
     if show_all:
@@ -162,6 +163,14 @@ def plan_command(
     Exit code 0: every workload planned; 2: bad input; 3: some workloads cannot be placed
     anywhere (listed with reasons; the rest is planned) or no plan exists.
     """
+    from placement.pipeline import SolverOptions, plan
+    from placement.reading.limits import SizeLimit
+    from placement.reporting import plan_csv_files, render_plan
+    from placement.reporting.plan import sidecar_paths
+    from placement.reporting.status import stage_status
+    from placement.scenarios import read_scenario
+    from placement.storing import History
+
     # CSV to a file puts its other tables in files beside it; to a stream, in sections.
     csv_files = fmt == "csv" and output is not None and is_regular_target(output)
     sidecars = sidecar_paths(output, horizon is not None) if csv_files and output else []
@@ -231,6 +240,9 @@ def validate_command(
         placement validate inputs/sample_inventory.csv
         placement validate inv.csv --format json    # errors as JSON objects too
     """
+    from placement.reading import inventory_summary, read_inventory
+    from placement.reporting import render_records
+
     if output is not None:
         check_output_path(output)
     catalog = catalog_source(catalog_path, overrides).catalog

@@ -11,8 +11,6 @@ from placement.cli.shared import (
     guard,
     output_options,
 )
-from placement.comparing.reference import reference_report, write_reference_inputs
-from placement.reporting.reference import render_reference
 
 
 @click.command("reference")
@@ -45,6 +43,9 @@ def reference_command(
         placement reference
         placement reference --set platforms.neuron.sdk_version=2.17 --format md
     """
+    from placement.comparing.reference import reference_report, write_reference_inputs
+    from placement.reporting.reference import render_reference
+
     catalog = catalog_source(catalog_path, overrides).catalog
     if write_inputs is not None:
         write_reference_inputs(write_inputs)

@@ -10,22 +10,23 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-from placement.catalog import CatalogSource, read_catalog
-from placement.errors import PlacementInputError
-from placement.horizon.timeline import MAX_HORIZON_MONTHS
-from placement.models.plan import Plan
-from placement.pipeline import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED
-from placement.reading import INPUT_FORMATS, InputError
-from placement.reporting import FORMATS
+from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED, PlacementInputError
+from placement.horizon.limits import MAX_HORIZON_MONTHS
+from placement.reading.sources import INPUT_FORMATS
+from placement.reporting.formats import FORMATS
 from placement.reporting.terminal import file_console, stderr_console, stdout_console
-from placement.solving.solver import DEFAULT_GAP, SOLVERS
+from placement.solving.choices import DEFAULT_GAP, SOLVERS
 from placement.writing.files import STDOUT, write_files
+
+if TYPE_CHECKING:
+    from placement.catalog import CatalogSource
+    from placement.models.plan import Plan
 
 DEBUG_ENV = "PLACEMENT_DEBUG"
 """Set to show the traceback of an internal error instead of a one-line message."""
@@ -153,6 +154,8 @@ def guard(func: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from placement.reading import InputError  # with pandas: only once a command runs
+
         as_json = kwargs.get("fmt") == "json"
         try:
             return func(*args, **kwargs)
@@ -164,6 +167,8 @@ def guard(func: Callable[..., Any]) -> Callable[..., Any]:
 
 def catalog_source(catalog_path: str | None, overrides: tuple[str, ...]) -> CatalogSource:
     """The catalog, remembering whether it came from --catalog or the environment."""
+    from placement.catalog import read_catalog
+
     via = "default"
     if catalog_path is not None:
         from_env = click.get_current_context().get_parameter_source("catalog_path")

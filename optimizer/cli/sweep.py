@@ -19,10 +19,7 @@ from placement.cli.shared import (
     output_options,
     progress_bar,
 )
-from placement.comparing.batch import planned_inventory
-from placement.comparing.sweep import Parameter, sweep
-from placement.pipeline import SolverOptions
-from placement.reporting.sweep import CHART_FORMATS, render_sweep, sweep_chart
+from placement.reporting.formats import CHART_FORMATS
 from placement.writing.files import check_output_path, write_files
 
 
@@ -91,6 +88,11 @@ def sweep_command(
             --param economics.amortization_months --range 6:36:6 \\
             --param platforms.neuron.migration_one_off_usd --range 0:500000:6
     """
+    from placement.comparing.batch import planned_inventory
+    from placement.comparing.sweep import Parameter, sweep
+    from placement.pipeline import SolverOptions
+    from placement.reporting.sweep import render_sweep, sweep_chart
+
     if len(params) != len(ranges) or len(params) > 2:
         raise click.UsageError("give one or two --param, each with its --range")
     for path in (output, chart):

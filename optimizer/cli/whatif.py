@@ -18,11 +18,6 @@ from placement.cli.shared import (
     output_options,
     progress_bar,
 )
-from placement.comparing import whatif
-from placement.comparing.batch import planned_inventory
-from placement.pipeline import SolverOptions
-from placement.reporting.comparison import render_comparison
-from placement.scenarios import read_scenario
 from placement.writing.files import check_output_path
 
 
@@ -69,6 +64,12 @@ def whatif_command(
     Exit code 0: every plan places every workload; 2: bad input; 3: some plan leaves
     workloads unplaced or has no solution.
     """
+    from placement.comparing import whatif
+    from placement.comparing.batch import planned_inventory
+    from placement.pipeline import SolverOptions
+    from placement.reporting.comparison import render_comparison
+    from placement.scenarios import read_scenario
+
     if output is not None:
         check_output_path(output)
     parsed = [read_scenario(path) for path in scenarios]

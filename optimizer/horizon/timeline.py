@@ -23,9 +23,6 @@ import pandas as pd
 from placement.analysing.durations import weeks_per_month
 from placement.models.catalog import Catalog
 
-MAX_HORIZON_MONTHS = 120
-"""The longest horizon planned: ten years, as ``end_month``'s bound."""
-
 
 def month_of_week(weeks: float, catalog: Catalog) -> int:
     """The month (1-based) in which week ``weeks`` falls: something needed in ``weeks`` weeks

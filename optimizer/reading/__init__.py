@@ -6,10 +6,21 @@ columns (``columns``), then validated by one function (``validate``), so the rul
 messages cannot differ between formats. ``inventory`` is the entry point.
 """
 
-from placement.reading.formats import INPUT_FORMATS
-from placement.reading.inventory import inventory_from_records, inventory_summary, read_inventory
-from placement.reading.problems import InputError, InputProblem
-from placement.reading.tables import FEATURE_COLUMNS, FRAME_COLUMNS, STDIN, SUFFIXES, Inventory
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from placement.exports import lazy_exports
+
+if TYPE_CHECKING:
+    from placement.reading.inventory import (
+        inventory_from_records,
+        inventory_summary,
+        read_inventory,
+    )
+    from placement.reading.problems import InputError, InputProblem
+    from placement.reading.sources import INPUT_FORMATS, STDIN, SUFFIXES
+    from placement.reading.tables import FEATURE_COLUMNS, FRAME_COLUMNS, Inventory
 
 __all__ = [
     "FEATURE_COLUMNS",
@@ -24,3 +35,20 @@ __all__ = [
     "inventory_summary",
     "read_inventory",
 ]
+
+__getattr__, __dir__ = lazy_exports(
+    __name__,
+    {
+        "FEATURE_COLUMNS": "placement.reading.tables",
+        "FRAME_COLUMNS": "placement.reading.tables",
+        "INPUT_FORMATS": "placement.reading.sources",
+        "InputError": "placement.reading.problems",
+        "InputProblem": "placement.reading.problems",
+        "Inventory": "placement.reading.tables",
+        "STDIN": "placement.reading.sources",
+        "SUFFIXES": "placement.reading.sources",
+        "inventory_from_records": "placement.reading.inventory",
+        "inventory_summary": "placement.reading.inventory",
+        "read_inventory": "placement.reading.inventory",
+    },
+)

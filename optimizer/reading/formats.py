@@ -34,7 +34,8 @@ from placement.reading.columns import canonical
 from placement.reading.encoding import decode_text
 from placement.reading.limits import SizeLimit
 from placement.reading.problems import InputError, InputProblem, fail
-from placement.reading.tables import SUFFIXES, RawTable
+from placement.reading.sources import INPUT_FORMATS, SUFFIXES
+from placement.reading.tables import RawTable
 
 HEADER_SEARCH_ROWS = 50
 """How far down a file the header is looked for when its first row is not one."""
@@ -519,12 +520,7 @@ def rows_hint(fmt: str, data: bytes) -> int | None:
 
 Reader = Callable[[bytes, str, ReadOptions], RawTable]
 
-READERS: dict[str, Reader] = {
-    "csv": _read_csv,
-    "xlsx": _read_xlsx,
-    "json": _read_json,
-    "yaml": _read_yaml,
-    "parquet": _read_parquet,
-}
-INPUT_FORMATS: tuple[str, ...] = tuple(READERS)
+READERS: dict[str, Reader] = dict(
+    zip(INPUT_FORMATS, (_read_csv, _read_xlsx, _read_json, _read_yaml, _read_parquet), strict=True)
+)
 FORMAT_OF_SUFFIX = {suffix: suffix.lstrip(".").replace("yml", "yaml") for suffix in SUFFIXES}

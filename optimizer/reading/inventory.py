@@ -23,7 +23,8 @@ from placement.reading.formats import (
 )
 from placement.reading.limits import SizeLimit
 from placement.reading.problems import fail
-from placement.reading.tables import DATAFRAME_SOURCE, STDIN, STDIN_SOURCE, SUFFIXES, Inventory
+from placement.reading.sources import DATAFRAME_SOURCE, STDIN, STDIN_SOURCE, SUFFIXES
+from placement.reading.tables import Inventory
 from placement.reading.validate import validate_table
 
 

@@ -12,11 +12,6 @@ FEATURE_COLUMNS: tuple[str, ...] = tuple(f"needs_{feature}" for feature in FEATU
 FRAME_COLUMNS: tuple[str, ...] = KNOWN_COLUMNS + FEATURE_COLUMNS
 """The normalized columns of :attr:`Inventory.workloads`, in order, before any extra column."""
 
-SUFFIXES: tuple[str, ...] = (".csv", ".xlsx", ".json", ".yaml", ".yml", ".parquet")
-DATAFRAME_SOURCE = "<DataFrame>"
-STDIN = "-"
-STDIN_SOURCE = "<stdin>"
-
 
 @dataclass(frozen=True)
 class Inventory:

@@ -16,7 +16,6 @@ from rich.text import Text
 
 from placement.reporting.terminal import file_console, new_table, render_text
 
-FORMATS = ("table", "json", "csv", "md")
 FOLDED_WORD = 30
 """Words longer than this (dotted paths, hashes) may fold across lines in a table column."""
 

@@ -9,11 +9,10 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.comparing.sweep import SweepResult
+from placement.reporting.formats import CHART_FORMATS
 from placement.reporting.plan import usd
 from placement.reporting.records import csv_text, markdown_table, text_cell
 from placement.reporting.terminal import file_console, new_table, render_text
-
-CHART_FORMATS = {".svg": "svg", ".png": "png"}
 
 
 def _cells(result: SweepResult) -> tuple[list[str], list[list[str]]]:

@@ -21,18 +21,13 @@ import numpy as np
 import pulp
 
 from placement.errors import PlacementInputError
+from placement.solving.choices import DEFAULT_GAP, SOLVERS
 
-SOLVERS = ("highs", "cbc")
 
-
-# 0.1%: closing the last 0.01% can take minutes at 10,000 workloads (docs/performance.md).
 class HasProblem(Protocol):
     """A model to solve: anything holding a PuLP problem (the steady-state and roadmap models)."""
 
     problem: pulp.LpProblem
-
-
-DEFAULT_GAP = 1e-3
 
 
 class SolveStatus(StrEnum):
