@@ -33,6 +33,7 @@ from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
 from placement.solving.model_file import model_file_text
+from placement.solving.proof import proven_within_gap, relaxation_bound
 from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.start import GreedyPlan, price_greedy, start_values
 from placement.solving.whole_chips import solve_plan_model
@@ -76,37 +77,40 @@ def solve_placement(
     """Build and solve the MILP over the estimates' options; extract a solution if there is one.
 
     ``start`` (a priced placement, e.g. the greedy one) is handed to the solver as the plan to
-    search from."""
+    search from; where a relaxation's bound already proves it within the gap
+    (``solving.proof``), it is the plan and no MILP is built (unless ``model_path`` asks for the
+    model's file)."""
+    started = start if start is not None and start.model is not None else None
+    if started is not None and started.result is not None and model_path is None:
+        bound = relaxation_bound(estimates, catalog, solver, settings)
+        proven = proven_within_gap(started.result, bound, solver.gap)
+        if proven is not None and started.model is not None:
+            return proven, extract_solution(started.model, catalog)
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
     result = solve_plan_model(model, catalog, solver, start=start_values(model, start))
     if (
-        start is not None
-        and start.usd is not None
+        started is not None
+        and started.model is not None
+        and started.result is not None
+        and started.usd is not None
         and result.objective is not None
-        and result.objective > start.usd + CENT_USD
+        and result.objective > started.usd + CENT_USD
     ):
         # Counting cover in whole chips keeps the placement the first solve found; where that
         # placement costs more in whole chips than the start's does, the start's placement is
         # the plan. The first solve's bound still bounds the optimum, so the gap stated holds.
-        fixed = replace(settings or FormulationSettings(), fixed_accelerators=start.placement)
-        again_model = build_model(
-            estimates.options, estimates.workloads["id"].tolist(), catalog, fixed
+        result = replace(
+            started.result,
+            status=result.status,
+            time_s=result.time_s + started.result.time_s,
+            gap=result.gap,
+            relaxed_objective=result.relaxed_objective,
+            termination=f"{result.termination}; the start's placement costs less in whole "
+            f"chips (${started.usd:,.2f} a month) and is the plan",
         )
-        # Solved as the start was priced (``price_greedy``), so that it costs what it did.
-        again = solve_plan_model(again_model, catalog, solver)
-        if again.objective is not None and again.objective < result.objective:
-            result = replace(
-                again,
-                status=result.status,
-                time_s=result.time_s + again.time_s,
-                gap=result.gap,
-                relaxed_objective=result.relaxed_objective,
-                termination=f"{result.termination}; the start's placement costs less in whole "
-                f"chips (${again.objective:,.2f} a month) and is the plan",
-            )
-            model = again_model
+        model = started.model
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 
@@ -295,6 +299,7 @@ def _plan_steady_state(
     result, solution = solve_placement(
         estimates, catalog, solver, model_path=model_path, start=greedy
     )
+    greedy = greedy.without_model()  # its model's memory is not needed past the solve
     progress("computing the baselines")
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
     progress("assembling the plan and its explanations")

@@ -169,7 +169,6 @@ def plan_command(
     from placement.reporting.plan import sidecar_paths
     from placement.reporting.status import stage_status
     from placement.scenarios import read_scenario
-    from placement.storing import History
 
     # CSV to a file puts its other tables in files beside it; to a stream, in sections.
     csv_files = fmt == "csv" and output is not None and is_regular_target(output)
@@ -183,7 +182,11 @@ def plan_command(
     if cycle and not save:
         raise click.UsageError("--cycle is the label of a saved run: add --save")
     scenario = read_scenario(scenario_path) if scenario_path is not None else None
-    history = History(db) if save else None  # opened first: a bad --db fails before solving
+    history = None
+    if save:  # opened first: a bad --db fails before solving
+        from placement.storing import History  # the database's libraries take 0.3 s to load
+
+        history = History(db)
     catalog = catalog_source(catalog_path, overrides)
     with stage_status(quiet) as progress:
         result = plan(

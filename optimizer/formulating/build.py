@@ -52,7 +52,7 @@ def build_model(
     add_assignment_constraints(model)
     add_demand_constraints(model, catalog)
     add_commitment_coverage_constraints(model)
-    add_work_concurrency_constraints(model, catalog)
+    add_work_concurrency_constraints(model, catalog, settings.aggregate_short_work)
     add_chip_limit_constraints(model, catalog)
     add_porting_link_constraints(model)
     add_migration_link_constraints(model)

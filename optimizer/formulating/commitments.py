@@ -59,10 +59,13 @@ def held_by(model: PlacementModel) -> Held:
     )
 
 
-def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) -> None:
+def add_work_concurrency_constraints(
+    model: PlacementModel, catalog: Catalog, aggregate: bool = False
+) -> None:
     """Short work is covered only by what is free while it runs (``add_short_work_cover``):
     one ``kappa_j`` per short pair with a choice, bounded by ``h_j x_{j,a}``; pairs with a single
-    possible accelerator (``x = 1``) grouped by the chips they hold."""
+    possible accelerator (``x = 1``) grouped by the chips they hold. ``aggregate``: pairs with a
+    choice pooled by group too, a relaxation (for a bound)."""
     n = model.names
     opts = model.options
     work = opts[opts["short_work"]]
@@ -76,6 +79,7 @@ def add_work_concurrency_constraints(model: PlacementModel, catalog: Catalog) ->
         n.keys,
         held_by(model),
         short_jobs(work, n.workloads, n.keys, ons),
+        aggregate,
     )
 
 

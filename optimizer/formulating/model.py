@@ -42,11 +42,14 @@ class FormulationSettings:
     """Switches that change the model without changing the catalog (baselines use them):
     ``allowed_accelerators`` restricts where work may go; ``fixed_accelerators`` (workload ->
     accelerator) fixes the placement, leaving only what to commit to; ``purchasable`` limits
-    the pricing options new commitments may be bought under (owned ones still count)."""
+    the pricing options new commitments may be bought under (owned ones still count);
+    ``aggregate_short_work`` bounds short work's cover by group sums, a relaxation whose optimum
+    bounds the exact model's from below (``add_short_work_cover``; for ``solving.proof``)."""
 
     allowed_accelerators: frozenset[str] | None = None
     fixed_accelerators: dict[int, str] | None = None
     purchasable: frozenset[str] | None = None
+    aggregate_short_work: bool = False
 
 
 @dataclass(frozen=True)

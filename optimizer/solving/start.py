@@ -3,7 +3,7 @@ integer values as the plan the solver searches from."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pulp
 
@@ -12,7 +12,7 @@ from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings, PlacementModel
 from placement.models.catalog import Catalog
 from placement.solving.greedy import greedy_placement
-from placement.solving.solver import SolverOptions
+from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.whole_chips import solve_plan_model
 
 
@@ -45,11 +45,18 @@ def start_values(
 class GreedyPlan:
     """The greedy placement, priced by the pool model: its optimum and the reservation units
     it buys (by product key). ``usd`` is None where it places not every
-    placeable workload or has no solution."""
+    placeable workload or has no solution. ``model`` and ``result`` are that pricing's solved
+    model and outcome, so that the plan can be read from it where the start is the plan."""
 
     placement: dict[int, str]
     usd: float | None = None
     commitments: dict[str, float] = field(default_factory=dict)
+    model: PlacementModel | None = field(default=None, compare=False, repr=False)
+    result: SolveResult | None = field(default=None, compare=False, repr=False)
+
+    def without_model(self) -> GreedyPlan:
+        """The same plan without its solved model (which holds every variable in memory)."""
+        return replace(self, model=None, result=None)
 
 
 def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) -> GreedyPlan:
@@ -69,4 +76,4 @@ def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) 
     if not result.has_solution:
         return GreedyPlan(placement)
     commitments = {key: float(round(var.varValue or 0.0)) for key, var in model.units.items()}
-    return GreedyPlan(placement, result.objective, commitments)
+    return GreedyPlan(placement, result.objective, commitments, model, result)
