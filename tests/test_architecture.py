@@ -173,3 +173,37 @@ def test_the_root_holds_only_the_api_the_pipeline_and_the_errors() -> None:
     loose = sorted(p.name for p in root.glob("*.py"))
     assert loose == ["__init__.py", "__main__.py", "errors.py", "exports.py", "pipeline.py"]
     assert len(loose) <= MAX_ROOT_MODULES
+
+
+def test_no_lazy_export_is_named_like_a_module_of_its_package() -> None:
+    """A name imported on first use (``placement.exports``) that is also a submodule's name is
+    shadowed by the submodule once anything imports it (``from placement.comparing import
+    whatif`` gave the module, not the function): such a package imports its names eagerly."""
+    import importlib
+    import pkgutil
+
+    import placement
+
+    clashes = []
+    for package in [placement, *_packages(placement)]:
+        exports = getattr(package, "__all__", [])
+        uses_lazy = "__getattr__" in vars(package)
+        modules = {info.name for info in pkgutil.iter_modules(package.__path__)}
+        if uses_lazy:
+            clashes += [f"{package.__name__}.{name}" for name in exports if name in modules]
+            for name in exports:  # and every name resolves to what it names
+                assert getattr(importlib.import_module(package.__name__), name) is not None
+    assert clashes == []
+
+
+def _packages(root: object) -> list[object]:
+    import importlib
+    import pkgutil
+
+    path = getattr(root, "__path__", [])
+    prefix = getattr(root, "__name__", "") + "."
+    return [
+        importlib.import_module(info.name)
+        for info in pkgutil.walk_packages(path, prefix)
+        if info.ispkg and ".migrations" not in info.name
+    ]
