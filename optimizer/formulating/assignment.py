@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pulp
 
-from placement.formulating.model import (
-    PlacementModel,
-)
+from placement.formulating.model import PlacementModel, rows_by
 from placement.formulating.naming import name
 
 
@@ -33,7 +31,7 @@ def add_assignment_constraints(model: PlacementModel) -> None:
 
     .. math:: \\sum_{a \\in A_j} x_{j,a} = 1 \\quad \\forall j \\text{ with } A_j \\neq \\emptyset
     """
-    for w, group in model.options.groupby("workload", sort=True).groups.items():
+    for w, group in rows_by(model.options, "workload").items():
         model.placeable.append(int(w))
         if len(group) == 1:
             continue  # a constant: see add_assignment_variables

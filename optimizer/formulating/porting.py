@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import pulp
 
-from placement.formulating.model import (
-    PlacementModel,
-)
+from placement.formulating.model import PlacementModel, rows_by
 from placement.formulating.naming import name
 from placement.models.catalog import Catalog
 
@@ -21,7 +19,7 @@ def add_porting_link_constraints(model: PlacementModel) -> None:
     """
     opts = model.options[model.options["needs_port"]]
     family_of = dict(zip(opts.index, opts["family"], strict=True))
-    for (w, platform), group in opts.groupby(["workload", "platform"], sort=True).groups.items():
+    for (w, platform), group in rows_by(opts, "workload", "platform").items():
         family = str(family_of[group[0]])
         key = (family, str(platform))
         if key not in model.port:
@@ -65,7 +63,7 @@ def add_migration_link_constraints(model: PlacementModel) -> None:
                 name("adopt_link", model.names.families[family], model.names.keys[platform]),
             )
     ready = migrating[~migrating["needs_port"]]
-    for (w, platform), group in ready.groupby(["workload", "platform"], sort=True).groups.items():
+    for (w, platform), group in rows_by(ready, "workload", "platform").items():
         expr = model.placed((int(oid), 1.0) for oid in group)
         if not len(expr):  # placed there for certain: the platform is adopted
             model.adopt[str(platform)].lowBound = 1

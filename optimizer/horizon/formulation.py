@@ -70,7 +70,7 @@ from placement.estimating.economics.one_offs import (
 )
 from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import slice_grid
-from placement.formulating.model import FormulationSettings, model_options
+from placement.formulating.model import FormulationSettings, model_options, rows_by
 from placement.formulating.month import Held, add_eligible_cover, reserved_chips_held
 from placement.formulating.naming import name, name_map, unique_clean
 from placement.horizon.demand import Steps, add_demand
@@ -173,7 +173,7 @@ def add_assignment(model: HorizonModel, names: list[str], keys: dict[str, str]) 
     """One target per placeable workload: ``sum_a x_{j,a} = 1`` (a workload's only row is the
     constant 1)."""
     rows = model.rows
-    for w, group in rows.groupby("workload", sort=True).groups.items():
+    for w, group in rows_by(rows, "workload").items():
         if len(group) == 1:
             model.fixed.add(int(group[0]))
             continue
