@@ -5,6 +5,7 @@ named at once, and written back as YAML as it was written (``catalog export``).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import os
@@ -122,8 +123,18 @@ def _decode(data: bytes, name: str) -> str:
         raise CatalogError([problem]) from None
 
 
+PARSED_CATALOGS_KEPT = 8
+"""Parsed catalog documents kept per process (by their text): a batch's jobs read the same
+catalog twice each (the job's, then its scenario's), and parsing is most of reading."""
+
+
+@functools.lru_cache(maxsize=PARSED_CATALOGS_KEPT)
 def _parse(text: str, name: str) -> Any:
-    """The YAML document; a syntax error or a key written twice is reported with its line."""
+    """The YAML document; a syntax error or a key written twice is reported with its line.
+
+    Kept for the same text (an error is not kept): callers copy the document before changing
+    it (``apply_settings``) and only read it otherwise.
+    """
     try:
         data = _round_trip_yaml().load(text)
     except DuplicateKeyError as err:

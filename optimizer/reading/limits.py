@@ -26,9 +26,10 @@ USABLE_MEMORY_FRACTION = 0.8
 """The share of the available memory a plan may count on; the rest is the system's."""
 DEFAULT_MAX_WORKLOADS = 200_000
 """Without --max-workloads, no more than this many workloads, whatever the memory: the time
-grows a little faster than the inventory (measured on 2 cores: 19 s at 20,000 workloads, 50 s at
-50,000, 2 minutes at 100,000), so a larger plan runs for many minutes; aggregating or splitting
-it is the better answer, and --max-workloads the deliberate one."""
+grows a little faster than the inventory (``plan()`` measured on 2 cores: 2.5 s at 10,000
+workloads, 31 s at 100,000, 71 s and 7.2 GB at 200,000; docs/performance.md), so a larger plan
+runs for minutes; aggregating or splitting it is the better answer, and --max-workloads the
+deliberate one."""
 
 
 def estimated_memory_bytes(workloads: int) -> int:
