@@ -195,6 +195,7 @@ class Measurement:
     load_before: list[float] = field(default_factory=list)  # 1/5/15-min load average
     bound_variables: int | None = None
     bound_constraints: int | None = None
+    highs_alone_s: float | None = None
 
     @property
     def meets_target(self) -> bool:
@@ -226,8 +227,10 @@ def measure(
     repeat: int = 1,
     memory: bool = True,
     isolated: bool = False,
+    alone: bool = False,
 ) -> Measurement:
-    """Plan an ``n``-workload synthetic inventory ``repeat`` times (plus a tracemalloc pass)."""
+    """Plan an ``n``-workload synthetic inventory ``repeat`` times (plus a tracemalloc pass);
+    ``alone``: also time HiGHS alone on the plan's MILP as ``--write-model`` writes it."""
     load_before = list(os.getloadavg())
     started = time.perf_counter()
     frame = synthetic_inventory(n, seed)
@@ -285,8 +288,6 @@ def measure(
         constraints=sizes.get("build", (0, 0))[1],
         baseline_variables=sizes.get("baselines/build", (None, None))[0],
         baseline_constraints=sizes.get("baselines/build", (None, None))[1],
-        bound_variables=sizes.get("bound/build", (None, None))[0],
-        bound_constraints=sizes.get("bound/build", (None, None))[1],
         status=plan_.status,
         gap=plan_.solver.gap,
         objective_usd=plan_.objective_monthly_usd,
@@ -298,7 +299,39 @@ def measure(
         max_rss_mib=_max_rss_mib(),
         isolated=isolated,
         load_before=load_before,
+        bound_variables=sizes.get("bound/build", (None, None))[0],
+        bound_constraints=sizes.get("bound/build", (None, None))[1],
+        highs_alone_s=highs_alone_seconds(frame, catalog, gap) if alone else None,
     )
+
+
+def highs_alone_seconds(frame: Any, catalog: Any, gap: float) -> float:
+    """HiGHS alone (``highspy``: read the file, solve to ``gap``) on the plan's MILP, written
+    as ``placement plan --write-model model.mps`` writes it: the yardstick the end-to-end time
+    is compared with (the MILP is solved without the greedy start, as a file carries none)."""
+    import highspy
+
+    from placement.estimating import estimate
+    from placement.formulating.build import build_model
+    from placement.reading import read_inventory
+    from placement.solving.model_file import model_file_text
+
+    inventory = read_inventory(
+        frame, list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    estimates = estimate(inventory.workloads, catalog)
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "model.mps"
+        path.write_text(model_file_text(model, path), encoding="utf-8")
+        del model
+        highs = highspy.Highs()
+        highs.setOptionValue("output_flag", False)
+        highs.setOptionValue("mip_rel_gap", gap)
+        started = time.perf_counter()
+        highs.readModel(str(path))
+        highs.run()
+        return time.perf_counter() - started
 
 
 def measure_in_child(
@@ -309,6 +342,7 @@ def measure_in_child(
     time_limit_s: float | None,
     repeat: int,
     memory: bool,
+    alone: bool = False,
 ) -> Measurement:
     """Run :func:`measure` in a fresh interpreter, so max RSS belongs to this size alone."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -322,6 +356,8 @@ def measure_in_child(
             command += ["--time-limit", repr(time_limit_s)]
         if not memory:
             command.append("--no-tracemalloc")
+        if alone:
+            command.append("--highs-alone")
         root = Path(__file__).resolve().parents[1]
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(root), env.get("PYTHONPATH")]))
@@ -410,6 +446,17 @@ def summary_table(measurements: Sequence[Measurement], markdown: bool = False) -
         [
             "H100-only baseline model",
             *(_size(m.baseline_variables, m.baseline_constraints) for m in measurements),
+        ],
+        [
+            "HiGHS alone on the written MILP, s",
+            *(_seconds(m.highs_alone_s) if m.highs_alone_s else "n/a" for m in measurements),
+        ],
+        [
+            "end to end / HiGHS alone",
+            *(
+                f"{m.total_s / m.highs_alone_s:.2f}" if m.highs_alone_s else "n/a"
+                for m in measurements
+            ),
         ],
         ["status", *(m.status for m in measurements)],
         ["gap (requested)", *(f"{_gap_text(m.gap)} ({m.gap_requested:g})" for m in measurements)],
@@ -609,6 +656,12 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=DEFAULT_SECTION,
         help="which figures section of the page --write-docs rewrites (default: main)",
     )
+    parser.add_argument(
+        "--highs-alone",
+        action="store_true",
+        help="also time HiGHS alone on the plan's MILP as --write-model writes it (the "
+        "end-to-end / HiGHS-alone ratio; slow at 100,000 workloads)",
+    )
     parser.add_argument("--child-output", type=Path, default=None, help=argparse.SUPPRESS)
     return parser.parse_args(argv)
 
@@ -619,7 +672,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.child_output is not None:
         (n,) = args.sizes
         m = measure(n, args.seed, args.solver, args.gap, args.time_limit, args.repeat, memory,
-                    isolated=True)  # fmt: skip
+                    isolated=True, alone=args.highs_alone)  # fmt: skip
         args.child_output.write_text(json.dumps(asdict(m)))
         return 0
 
@@ -628,11 +681,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"planning {n:,} workloads (seed {args.seed}, {args.solver}, gap {args.gap:g}) ...",
               file=sys.stderr, flush=True)  # fmt: skip
         if args.in_process:
-            m = measure(n, args.seed, args.solver, args.gap, args.time_limit, args.repeat, memory)
+            m = measure(
+                n, args.seed, args.solver, args.gap, args.time_limit, args.repeat, memory,
+                alone=args.highs_alone,
+            )  # fmt: skip
         else:
             m = measure_in_child(
-                n, args.seed, args.solver, args.gap, args.time_limit, args.repeat, memory
-            )
+                n, args.seed, args.solver, args.gap, args.time_limit, args.repeat, memory,
+                args.highs_alone,
+            )  # fmt: skip
         measurements.append(m)
         print(f"  {m.total_s:.2f} s, {m.status}, gap {_gap_text(m.gap)}", file=sys.stderr)
 
