@@ -43,6 +43,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import highspy
+import pandas as pd
+
 import placement.analysing.baselines as baselines
 import placement.pipeline as pipeline
 import placement.solving.proof as proof
@@ -50,9 +53,14 @@ import placement.solving.solver as solver
 import placement.solving.start as start
 from benchmarks.generate import synthetic_inventory
 from placement.catalog import load_catalog
+from placement.estimating import estimate
+from placement.formulating.build import build_model
 from placement.formulating.model import PlacementModel
+from placement.models.catalog import Catalog
 from placement.pipeline import SolverOptions
+from placement.reading import read_inventory
 from placement.solving.choices import DEFAULT_GAP
+from placement.solving.model_file import model_file_text
 
 DOCS_PATH = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 DEFAULT_SECTION = "main"
@@ -305,17 +313,10 @@ def measure(
     )
 
 
-def highs_alone_seconds(frame: Any, catalog: Any, gap: float) -> float:
+def highs_alone_seconds(frame: pd.DataFrame, catalog: Catalog, gap: float) -> float:
     """HiGHS alone (``highspy``: read the file, solve to ``gap``) on the plan's MILP, written
     as ``placement plan --write-model model.mps`` writes it: the yardstick the end-to-end time
     is compared with (the MILP is solved without the greedy start, as a file carries none)."""
-    import highspy
-
-    from placement.estimating import estimate
-    from placement.formulating.build import build_model
-    from placement.reading import read_inventory
-    from placement.solving.model_file import model_file_text
-
     inventory = read_inventory(
         frame, list(catalog.accelerators), load_profiles=catalog.profile_kinds()
     )

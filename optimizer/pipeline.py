@@ -82,37 +82,35 @@ def solve_placement(
     search from; where a relaxation's bound already proves it within the gap
     (``solving.proof``), it is the plan and no MILP is built (unless ``model_path`` asks for the
     model's file)."""
-    started = start if start is not None and start.model is not None else None
-    if started is not None and started.result is not None and model_path is None:
+    solved = start.solved if start is not None else None
+    if solved is not None and model_path is None:
         bound = relaxation_bound(estimates, catalog, solver, settings)
-        proven = proven_within_gap(started.result, bound, solver.gap)
-        if proven is not None and started.model is not None:
-            return proven, extract_solution(started.model, catalog)
+        proven = proven_within_gap(solved.result, bound, solver.gap)
+        if proven is not None:
+            return proven, extract_solution(solved.model, catalog)
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
     result = solve_plan_model(model, catalog, solver, start=start_values(model, start))
     if (
-        started is not None
-        and started.model is not None
-        and started.result is not None
-        and started.usd is not None
+        solved is not None
+        and solved.result.objective is not None
         and result.objective is not None
-        and result.objective > started.usd + CENT_USD
+        and result.objective > solved.result.objective + CENT_USD
     ):
         # Counting cover in whole chips keeps the placement the first solve found; where that
         # placement costs more in whole chips than the start's does, the start's placement is
         # the plan. The first solve's bound still bounds the optimum, so the gap stated holds.
         result = replace(
-            started.result,
+            solved.result,
             status=result.status,
-            time_s=result.time_s + started.result.time_s,
+            time_s=result.time_s + solved.result.time_s,
             gap=result.gap,
             relaxed_objective=result.relaxed_objective,
             termination=f"{result.termination}; the start's placement costs less in whole "
-            f"chips (${started.usd:,.2f} a month) and is the plan",
+            f"chips (${solved.result.objective:,.2f} a month) and is the plan",
         )
-        model = started.model
+        model = solved.model
     return result, extract_solution(model, catalog) if result.has_solution else None
 
 
@@ -218,7 +216,8 @@ them, which took 5 s of 36 at 100,000 workloads (docs/performance.md). Restored 
 
 @contextlib.contextmanager
 def _collecting_rarely() -> Iterator[None]:
-    """Run the block with the cyclic garbage collector started less often."""
+    """Run the block (or, as a decorator, each call) with the cyclic garbage collector
+    started less often."""
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], GC_ALLOCATIONS_PER_COLLECTION), *before[1:])
     try:
@@ -227,6 +226,7 @@ def _collecting_rarely() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+@_collecting_rarely()
 def plan(
     inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
     catalog: Catalog | CatalogSource | None = None,
@@ -252,33 +252,6 @@ def plan(
     (``placement.horizon``): the plan's objective and cost breakdown are then the horizon's
     monthly averages, its assignments the end state the roadmap leads to.
     """
-    with _collecting_rarely():
-        return _plan(
-            inventory,
-            catalog,
-            solver,
-            model_path,
-            progress,
-            input_format,
-            sheet,
-            limit,
-            scenario,
-            horizon,
-        )
-
-
-def _plan(
-    inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
-    catalog: Catalog | CatalogSource | None,
-    solver: SolverOptions | None,
-    model_path: str | os.PathLike[str] | None,
-    progress: Progress,
-    input_format: str | None,
-    sheet: str | None,
-    limit: SizeLimit | None,
-    scenario: Scenario | None,
-    horizon: int | None,
-) -> PlanResult:
     started_at = now_utc()
     if scenario is not None:
         catalog = scenario_catalog(catalog, scenario)

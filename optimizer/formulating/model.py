@@ -63,17 +63,19 @@ class ModelNames:
 
     @classmethod
     def build(cls, workload_ids: list[str], options: pd.DataFrame, catalog: Catalog) -> ModelNames:
-        catalog_keys = [
-            *catalog.accelerators,
-            *catalog.pricing_options,
-            *catalog.platforms,
-            *catalog.profiles(),
-        ]
         return cls(
             workloads=unique_clean(workload_ids),
             families=name_map(options["family"].astype(str)),
-            keys=name_map(catalog_keys),
+            keys=catalog_keys(catalog),
         )
+
+
+def catalog_keys(catalog: Catalog) -> dict[str, str]:
+    """Solver-safe names of the catalog's accelerators, pricing options, platforms and
+    profiles, as every month model names them (``ModelNames.keys``)."""
+    return name_map(
+        [*catalog.accelerators, *catalog.pricing_options, *catalog.platforms, *catalog.profiles()]
+    )
 
 
 @dataclass

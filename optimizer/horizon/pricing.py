@@ -34,7 +34,7 @@ import pulp
 
 from placement.estimating.economics.rates import on_demand_rates
 from placement.formulating.demand import constant_sum, part_figures
-from placement.formulating.model import short_work, with_classes
+from placement.formulating.model import catalog_keys, short_work, with_classes
 from placement.formulating.month import (
     Held,
     Month,
@@ -44,7 +44,7 @@ from placement.formulating.month import (
     add_short_work_cover,
     spread_demand,
 )
-from placement.formulating.naming import name, name_map
+from placement.formulating.naming import name
 from placement.horizon.demand import as_variable
 from placement.horizon.formulation import (
     add_commitment_payments,
@@ -95,9 +95,7 @@ def price_roadmap(
 ) -> PricedRoadmap:
     """Price a solved roadmap model's months (see the module); ``placement``, if known, saves
     reading it from the model again (``month_placement``)."""
-    keys = name_map(
-        [*catalog.accelerators, *catalog.pricing_options, *catalog.platforms, *catalog.profiles()]
-    )
+    keys = catalog_keys(catalog)
     priced = replace(
         model,
         problem=pulp.LpProblem("roadmap_months", pulp.LpMinimize),

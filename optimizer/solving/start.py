@@ -42,21 +42,28 @@ def start_values(
 
 
 @dataclass(frozen=True)
+class SolvedStart:
+    """The greedy placement's pricing: its solved model and the solve's outcome, so that the
+    plan can be read from it where the start is the plan."""
+
+    model: PlacementModel
+    result: SolveResult
+
+
+@dataclass(frozen=True)
 class GreedyPlan:
     """The greedy placement, priced by the pool model: its optimum and the reservation units
     it buys (by product key). ``usd`` is None where it places not every
-    placeable workload or has no solution. ``model`` and ``result`` are that pricing's solved
-    model and outcome, so that the plan can be read from it where the start is the plan."""
+    placeable workload or has no solution; ``solved`` is then None too."""
 
     placement: dict[int, str]
     usd: float | None = None
     commitments: dict[str, float] = field(default_factory=dict)
-    model: PlacementModel | None = field(default=None, compare=False, repr=False)
-    result: SolveResult | None = field(default=None, compare=False, repr=False)
+    solved: SolvedStart | None = field(default=None, compare=False, repr=False)
 
     def without_model(self) -> GreedyPlan:
         """The same plan without its solved model (which holds every variable in memory)."""
-        return replace(self, model=None, result=None)
+        return replace(self, solved=None)
 
 
 def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) -> GreedyPlan:
@@ -76,4 +83,4 @@ def price_greedy(estimates: Estimates, catalog: Catalog, solver: SolverOptions) 
     if not result.has_solution:
         return GreedyPlan(placement)
     commitments = {key: float(round(var.varValue or 0.0)) for key, var in model.units.items()}
-    return GreedyPlan(placement, result.objective, commitments, model, result)
+    return GreedyPlan(placement, result.objective, commitments, SolvedStart(model, result))
