@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from placement.cli.main import cli
-from placement.writing.files import OutputError, write_files, write_output
+from placement.writing.files import OutputError, TextParts, write_files, write_output
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "inputs" / "sample_inventory.csv"
@@ -152,6 +152,27 @@ def test_a_failed_writer_leaves_the_old_file_and_no_temporary(tmp_path: Path) ->
     assert leftovers(tmp_path) == []
 
 
+def test_text_in_parts_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    target = tmp_path / "plan.json"
+    target.write_text("old plan")
+    write_files({str(target): TextParts(iter(["{", '"a": "é"', "}\n"]))})
+    assert target.read_text(encoding="utf-8") == '{"a": "é"}\n'
+
+    def failing() -> Iterator[str]:
+        yield "{partial"
+        raise RuntimeError("rendering failed")
+
+    with pytest.raises(RuntimeError, match="rendering failed"):
+        write_files({str(target): TextParts(failing())})
+    assert target.read_text(encoding="utf-8") == '{"a": "é"}\n'  # the old file, whole
+    assert leftovers(tmp_path) == []
+
+
+def test_text_in_parts_reaches_stdout_whole(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    write_output("-", TextParts(iter(["one ", "two\n"])))
+    assert capfdbinary.readouterr().out == b"one two\n"
+
+
 def test_several_files_are_all_replaced(tmp_path: Path) -> None:
     files = {str(tmp_path / f"{name}.csv"): f"{name}\n" for name in ("a", "b", "c")}
     write_files(files)
@@ -256,3 +277,18 @@ def test_write_model_follows_the_same_rules(tmp_path: Path) -> None:
     assert shared.read_text().startswith("\\*")  # CPLEX LP starts with a comment line
     assert mode(shared) == 0o664
     assert leftovers(tmp_path) == []
+
+
+def test_a_plans_json_in_parts_is_its_json(monkeypatch: pytest.MonkeyPatch) -> None:
+    import placement.reporting.plan as plan_reporting
+    from placement.pipeline import plan
+    from placement.reporting import render_plan
+
+    monkeypatch.setattr(plan_reporting, "ASSIGNMENTS_PER_PART", 7)  # several parts, a short last
+    sample = plan(str(SAMPLE)).plan
+    assert len(sample.assignments) % 7 != 0
+    nothing_placed = sample.model_copy(update={"assignments": []})
+    for planned in (sample, nothing_placed):
+        parts = list(plan_reporting.plan_json_parts(planned))
+        assert "".join(parts) == render_plan(planned, "json")
+    assert len(list(plan_reporting.plan_json_parts(sample))) > 3

@@ -8,9 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
-from pydantic import TypeAdapter
 
 from placement.analysing.commitments import commitments, reserved_purchases, slice_uses
+from placement.analysing.evaluations import option_chunks
 from placement.analysing.explain import PlanContext, excluded_reasons, why_for
 from placement.analysing.extract import Solution
 from placement.analysing.moves import recommended_moves
@@ -41,25 +41,6 @@ from placement.models.plan import (
 )
 from placement.solving.solver import SolveResult, SolveStatus
 
-_EVALUATIONS = TypeAdapter(list[OptionEvaluation])
-
-
-# The option columns the explanations read (placement.analysing.explain).
-_EXPLAINED = (
-    "workload",
-    "workload_id",
-    "accelerator",
-    "pricing",
-    "pricing_kind",
-    "platform",
-    "family",
-    "feasible",
-    "reason",
-    "monthly_cost_usd",
-    "needs_port",
-    "needs_migration",
-)
-
 
 def assemble_plan(
     estimates: Estimates,
@@ -71,22 +52,6 @@ def assemble_plan(
 ) -> Plan:
     """The plan JSON from the stages' outputs (reads solution data only, never the model)."""
     workloads = estimates.workloads
-    records = _records(estimates.options[list(_EXPLAINED)])
-    by_workload: dict[int, list[dict[str, Any]]] = {}
-    for option in records:
-        by_workload.setdefault(int(option["workload"]), []).append(option)
-    # The evaluations (several per workload) are validated in one call, which pydantic's core
-    # does faster than constructing them one by one unvalidated. Rounding is per column.
-    shown = _EVALUATIONS.validate_python(_evaluation_records(estimates.options))
-    evaluations: dict[int, list[OptionEvaluation]] = {}
-    for w, evaluation in zip(estimates.options["workload"].tolist(), shown, strict=True):
-        evaluations.setdefault(int(w), []).append(evaluation)
-    unplaced = [
-        Unplaced(workload_id=str(group[0]["workload_id"]), reasons=excluded_reasons(group))
-        for group in by_workload.values()
-        if not any(o["feasible"] for o in group)
-    ]
-
     assignments: list[Assignment] = []
     purchases: list[ReservedPurchase] = []
     held: list[Commitment] = []
@@ -105,17 +70,36 @@ def assemble_plan(
     # Components are rounded to cents and the total is their sum, so the plan's total equals
     # its breakdown exactly (and the solver's objective to within a cent per component).
     breakdown = {k: round(v, 2) for k, v in costs.items()}
+    chosen: dict[int, dict[str, Any]] = {}
+    paid_by: dict[int, dict[str, float]] = {}
+    coverage: dict[int, dict[str, float]] = {}
+    context: PlanContext | None = None
     if solution is not None:
         breakdown = {k: round(v, 2) for k, v in solution.costs.items()}
-        months = catalog.economics.amortization_months.value
         context = PlanContext.of(solution, catalog, estimates.options)
-        extras = _records(workloads[list(extra_columns)]) if extra_columns else None
-        paid_by: dict[int, dict[str, float]] = {}
-        coverage: dict[int, dict[str, float]] = {}
+        chosen = {int(row["workload"]): row for row in _records(solution.chosen)}
         for c in pricing_coverage(solution, catalog).itertuples():
             paid_by.setdefault(int(c.workload), {})[str(c.pricing)] = float(c.chip_hours)
             if round(c.chip_hours, 3) > 0:
                 coverage.setdefault(int(c.workload), {})[str(c.pricing)] = round(c.chip_hours, 3)
+
+    # Each workload's options: every one evaluated for the plan, the placed one explained
+    # against the others, and a workload with none feasible listed as unplaced with why.
+    evaluations: dict[int, list[OptionEvaluation]] = {}
+    why: dict[int, str] = {}
+    unplaced: list[Unplaced] = []
+    for chunk in option_chunks(estimates.options):
+        evaluations.update(chunk.evaluations)
+        for w, group in chunk.records.items():
+            if not any(o["feasible"] for o in group):
+                workload_id = str(group[0]["workload_id"])
+                unplaced.append(Unplaced(workload_id=workload_id, reasons=excluded_reasons(group)))
+            if w in chosen and context is not None:
+                why[w] = why_for(chosen[w], group, coverage.get(w, {}), context)
+
+    if solution is not None:
+        months = catalog.economics.amortization_months.value
+        extras = _records(workloads[list(extra_columns)]) if extra_columns else None
         showback = showback_usd(solution, catalog, sum(breakdown.values()))
         current_of = {
             int(w): str(a)
@@ -124,8 +108,7 @@ def assemble_plan(
         }
         moves = recommended_moves(estimates.options, solution, workloads, catalog, paid_by)
         bought = _instances_bought(catalog)
-        for row in _records(solution.chosen):
-            w = int(row["workload"])
+        for w, row in chosen.items():
             paid = coverage.get(w, {})
             pricing = max(sorted(paid), key=lambda k: paid[k]) if paid else str(row["pricing"])
             assignments.append(
@@ -136,7 +119,7 @@ def assemble_plan(
                     chips=int(row["chips"]),
                     chip_hours=round(float(row["chip_hours"]), 3),
                     monthly_cost_usd=round(float(row["compute_usd"]), 2),
-                    why=why_for(row, by_workload[w], paid, context),
+                    why=why[w],
                     options=evaluations[w],
                     extra={c: _plain(v) for c, v in extras[w].items()} if extras else {},
                     replica_chips=int(row["replica_chips"]),
@@ -250,33 +233,6 @@ def _instances_bought(catalog: Catalog) -> Callable[[str, int, int], dict[str, i
         return dict(mix(accelerator, replicas, replica_chips))
 
     return bought
-
-
-def _evaluation_records(options: pd.DataFrame) -> list[dict[str, Any]]:
-    """The fields of each option's ``OptionEvaluation``, rounded, NaN as None."""
-
-    def rounded(column: str, digits: int) -> pd.Series:
-        values = options[column].astype(float).round(digits)
-        return values.astype(object).where(values.notna(), None)
-
-    frame = pd.DataFrame(
-        {
-            "accelerator": options["accelerator"].astype(str),
-            "pricing": options["pricing"].astype(str),
-            "feasible": options["feasible"].astype(bool),
-            "reason": options["reason"].astype(object).where(options["reason"].notna(), None),
-            "chips": options["chips"].astype(int),
-            "chip_hours": options["chip_hours"].astype(float).round(3),
-            "monthly_cost_usd": options["monthly_cost_usd"].astype(float).round(2),
-            "ttft_ms": rounded("ttft_ms", 2),
-            "sizing": options["sizing"],
-            "replica_chips": options["replica_chips"].astype(int),
-            "replicas": options["replicas"].astype(int),
-            "utilization": rounded("utilization", 4),
-            "ttft_unloaded_ms": rounded("ttft_unloaded_ms", 2),
-        }
-    )
-    return _records(frame)
 
 
 def _rounded(value: Any, digits: int = 2) -> float | None:

@@ -20,7 +20,7 @@ from placement.cli.shared import (
     output_options,
 )
 from placement.solving.choices import DEFAULT_GAP, SOLVERS
-from placement.writing.files import check_output_path, is_regular_target, write_files
+from placement.writing.files import TextParts, check_output_path, is_regular_target, write_files
 
 if TYPE_CHECKING:
     from placement.reporting import PlanView
@@ -166,7 +166,7 @@ def plan_command(
     from placement.pipeline import SolverOptions, plan
     from placement.reading.limits import SizeLimit
     from placement.reporting import plan_csv_files, render_plan
-    from placement.reporting.plan import sidecar_paths
+    from placement.reporting.plan import plan_json_parts, sidecar_paths
     from placement.reporting.status import stage_status
     from placement.scenarios import read_scenario
 
@@ -213,7 +213,11 @@ def plan_command(
         write_files(plan_csv_files(result.plan, output))
     else:
         emit(
-            lambda console: render_plan(result.plan, fmt, view, console),
+            lambda console: (
+                TextParts(plan_json_parts(result.plan))
+                if fmt == "json"
+                else render_plan(result.plan, fmt, view, console)
+            ),
             output,
             quiet,
         )

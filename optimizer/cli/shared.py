@@ -22,7 +22,7 @@ from placement.reading.sources import INPUT_FORMATS
 from placement.reporting.formats import FORMATS
 from placement.reporting.terminal import file_console, stderr_console, stdout_console
 from placement.solving.choices import DEFAULT_GAP, SOLVERS
-from placement.writing.files import STDOUT, write_files
+from placement.writing.files import STDOUT, Content, write_files
 
 if TYPE_CHECKING:
     from placement.catalog import CatalogSource
@@ -36,7 +36,7 @@ CATALOG_ENV = "PLACEMENT_CATALOG"
 """Names the team's catalog file, so that no call needs ``--catalog``."""
 
 
-Renderer = Callable[[Console], str]
+Renderer = Callable[[Console], Content]
 
 
 def _to_stdout(output: str | None) -> bool:

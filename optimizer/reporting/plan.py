@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -665,6 +665,37 @@ def sidecar_paths(path: str | os.PathLike[str], roadmap: bool = False) -> list[s
 # --- dispatch ----------------------------------------------------------------------------
 
 
+ASSIGNMENTS_PER_PART = 1_000
+"""Assignments serialised at a time by :func:`plan_json_parts`."""
+
+
+def plan_json_parts(plan: Plan) -> Iterator[str]:
+    """``render_plan(plan, "json")`` a part at a time, so that a large plan is written without
+    its whole text in memory (at 100,000 workloads the text is over 400 MB, held twice while
+    encoded): the plan without its assignments, with the assignments spliced in where their
+    empty list stands, a thousand at a time, indented as the whole document indents them."""
+    shell = plan.model_copy(update={"assignments": []}).model_dump_json(indent=2)
+    head, found, tail = shell.partition(_EMPTY_ASSIGNMENTS)
+    if not found or not plan.assignments:
+        yield render_plan(plan, "json")
+        return
+    yield head + '\n  "assignments": [\n'
+    for start in range(0, len(plan.assignments), ASSIGNMENTS_PER_PART):
+        part = plan.assignments[start : start + ASSIGNMENTS_PER_PART]
+        texts = (_ASSIGNMENT_INDENT + _indented(a.model_dump_json(indent=2)) for a in part)
+        yield ("" if start == 0 else ",\n") + ",\n".join(texts)
+    yield "\n  ],\n" + tail + "\n"
+
+
+_EMPTY_ASSIGNMENTS = '\n  "assignments": [],\n'
+_ASSIGNMENT_INDENT = "    "
+
+
+def _indented(text: str) -> str:
+    # JSON strings hold no raw newline (they are escaped), so every newline starts a line.
+    return text.replace("\n", "\n" + _ASSIGNMENT_INDENT)
+
+
 def render_plan(
     plan: Plan, fmt: str, view: PlanView | None = None, console: Console | None = None
 ) -> str:
@@ -687,6 +718,7 @@ __all__ = [
     "plan_csv_files",
     "plan_csv_sections",
     "plan_csv_tables",
+    "plan_json_parts",
     "plan_markdown",
     "plan_rows",
     "plan_table",

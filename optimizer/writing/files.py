@@ -32,7 +32,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -40,6 +40,23 @@ from typing import BinaryIO
 from placement.errors import PlacementInputError, Problem
 
 STDOUT = "-"
+
+
+@dataclass(frozen=True)
+class TextParts:
+    """Text given a part at a time, written as it comes: a large output (a plan's JSON at
+    100,000 workloads is over 400 MB) is never whole in memory, nor held again as bytes. Only
+    a staged file is written part by part; standard output and other special targets get the
+    whole text at once, so that a failure while rendering never leaves a part of it there."""
+
+    parts: Iterable[str]
+
+    def encoded(self) -> Iterable[bytes]:
+        return (part.encode("utf-8") for part in self.parts)
+
+
+Content = str | bytes | TextParts
+"""What an output holds: text (written as UTF-8), bytes, or text a part at a time."""
 
 
 class OutputError(PlacementInputError):
@@ -128,7 +145,7 @@ def _folder_not_writable(target: _Target, reason: str) -> OutputError:
     )
 
 
-def _stage(target: _Target, data: bytes) -> str:
+def _stage(target: _Target, data: bytes | TextParts) -> str:
     """Write ``data`` to a temporary file beside the real target; return its path.
 
     The temporary file gets the final permissions before it is renamed, so the target is never
@@ -142,7 +159,8 @@ def _stage(target: _Target, data: bytes) -> str:
         raise _folder_not_writable(target, _reason(err)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for part in data.encoded() if isinstance(data, TextParts) else (data,):
+                handle.write(part)
             handle.flush()
             if target.existing is None:
                 os.fchmod(handle.fileno(), 0o666 & ~_umask())
@@ -221,7 +239,7 @@ def _write_stdout(data: bytes) -> None:
     stream.flush()
 
 
-def write_files(files: Mapping[str, str | bytes]) -> None:
+def write_files(files: Mapping[str, Content]) -> None:
     """Write several outputs as one step: every regular file is staged before any is replaced.
 
     If any path is unusable, or any staging fails, nothing is replaced. Text is written as UTF-8.
@@ -253,10 +271,11 @@ def write_files(files: Mapping[str, str | bytes]) -> None:
         _fsync_folder(target.real.parent)
     for target, data in targets:
         if target.special:
-            _write_special(target, data)
+            whole = b"".join(data.encoded()) if isinstance(data, TextParts) else data
+            _write_special(target, whole)
 
 
-def write_output(path: str | os.PathLike[str], content: str | bytes) -> None:
+def write_output(path: str | os.PathLike[str], content: Content) -> None:
     """Write one output by the rules above (``-`` for standard output)."""
     write_files({os.fspath(path): content})
 
