@@ -292,3 +292,26 @@ def test_a_plans_json_in_parts_is_its_json(monkeypatch: pytest.MonkeyPatch) -> N
         parts = list(plan_reporting.plan_json_parts(planned))
         assert "".join(parts) == render_plan(planned, "json")
     assert len(list(plan_reporting.plan_json_parts(sample))) > 3
+
+
+def test_made_evaluations_are_what_validation_makes() -> None:
+    from pydantic import TypeAdapter
+
+    from placement.analysing.evaluations import constructed, evaluations_of
+    from placement.catalog import load_catalog
+    from placement.estimating import estimate
+    from placement.models.plan import OptionEvaluation
+    from placement.reading import read_inventory
+
+    catalog = load_catalog()
+    inventory = read_inventory(
+        str(SAMPLE), list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    made = evaluations_of(estimate(inventory.workloads, catalog).options)
+    validated = TypeAdapter(list[OptionEvaluation]).validate_python([m.__dict__ for m in made])
+    # The JSON tells an int from a float where equality would not (5 == 5.0).
+    assert [m.model_dump_json() for m in made] == [v.model_dump_json() for v in validated]
+    assert {m.reason is None for m in made} == {True, False}  # feasible and not, both made
+    assert {m.ttft_ms is None for m in made} == {True, False}
+    with pytest.raises(ValueError, match="every field given"):
+        constructed(OptionEvaluation, [{"accelerator": "h100"}])

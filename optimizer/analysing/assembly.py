@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from placement.analysing.commitments import commitments, reserved_purchases, slice_uses
-from placement.analysing.evaluations import option_chunks
+from placement.analysing.evaluations import constructed, option_chunks
 from placement.analysing.explain import PlanContext, excluded_reasons, why_for
 from placement.analysing.extract import Solution
 from placement.analysing.moves import recommended_moves
@@ -108,11 +108,12 @@ def assemble_plan(
         }
         moves = recommended_moves(estimates.options, solution, workloads, catalog, paid_by)
         bought = _instances_bought(catalog)
+        placed: list[dict[str, Any]] = []
         for w, row in chosen.items():
             paid = coverage.get(w, {})
             pricing = max(sorted(paid), key=lambda k: paid[k]) if paid else str(row["pricing"])
-            assignments.append(
-                Assignment.model_construct(
+            placed.append(
+                dict(
                     workload_id=str(row["workload_id"]),
                     accelerator=str(row["accelerator"]),
                     pricing=pricing,
@@ -135,6 +136,7 @@ def assemble_plan(
                     switching_one_off_usd=round(float(row["switching_usd"]), 2),
                 )
             )
+        assignments = constructed(Assignment, placed)
         purchases = reserved_purchases(solution, catalog)
         held = commitments(solution, catalog)
         slices = slice_uses(solution)
