@@ -10,6 +10,7 @@ reader can quote them to a planner without pydantic's vocabulary.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Collection
 from decimal import Decimal
 from numbers import Real
@@ -220,9 +221,12 @@ def id_text(value: object) -> str | None:
     return None
 
 
+_CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f]")
+
+
 def _one_line(text: str) -> bool:
     """No line breaks, tabs or other control characters: a cell that has them is misread."""
-    return not any(ord(char) < 32 or ord(char) == 127 for char in text)
+    return _CONTROL_CHARACTER.search(text) is None
 
 
 def _id(value: object) -> str:
