@@ -253,12 +253,48 @@ def plan(
     monthly averages, its assignments the end state the roadmap leads to.
     """
     started_at = now_utc()
+    solver = solver or SolverOptions()
+    source, catalog, inventory, estimates = _estimated(
+        inventory, catalog, scenario, progress, input_format, sheet, limit
+    )
+    if horizon is not None:
+        plan_, result, solution = _plan_horizon(
+            estimates, catalog, solver, horizon, inventory.extra_columns, progress
+        )
+    else:
+        plan_, result, solution = _plan_steady_state(
+            estimates, catalog, solver, inventory.extra_columns, progress, model_path
+        )
+    run = run_info(
+        inventory,
+        catalog,
+        source.origin if source else None,
+        solver.solver,
+        solver.time_limit_s,
+        solver.gap,
+        started_at,
+        scenario,
+    ).model_copy(update={"horizon_months": horizon})
+    plan_ = plan_.model_copy(update={"run": run})
+    return PlanResult(plan_, inventory, catalog, estimates, result, solution)
+
+
+def _estimated(
+    inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
+    catalog: Catalog | CatalogSource | None,
+    scenario: Scenario | None,
+    progress: Progress = _silent,
+    input_format: str | None = None,
+    sheet: str | None = None,
+    limit: SizeLimit | None = None,
+) -> tuple[CatalogSource | None, Catalog, Inventory, Estimates]:
+    """The catalog (its source, if read from one) and inventory with the scenario applied, and
+    the options estimated: what every plan starts from."""
     if scenario is not None:
         catalog = scenario_catalog(catalog, scenario)
     given = read_catalog() if catalog is None else catalog
     source = given if isinstance(given, CatalogSource) else None
     catalog = given.catalog if isinstance(given, CatalogSource) else given
-    solver = solver or SolverOptions()
     limit = limit or SizeLimit()
     if isinstance(inventory, Inventory):
         limit.check(len(inventory.workloads), inventory.source)
@@ -280,26 +316,24 @@ def plan(
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
     check_plausible_total(estimates, catalog, inventory.source)
-    if horizon is not None:
-        plan_, result, solution = _plan_horizon(
-            estimates, catalog, solver, horizon, inventory.extra_columns, progress
-        )
-    else:
-        plan_, result, solution = _plan_steady_state(
-            estimates, catalog, solver, inventory.extra_columns, progress, model_path
-        )
-    run = run_info(
-        inventory,
-        catalog,
-        source.origin if source else None,
-        solver.solver,
-        solver.time_limit_s,
-        solver.gap,
-        started_at,
-        scenario,
-    ).model_copy(update={"horizon_months": horizon})
-    plan_ = plan_.model_copy(update={"run": run})
-    return PlanResult(plan_, inventory, catalog, estimates, result, solution)
+    return source, catalog, inventory, estimates
+
+
+@_collecting_rarely()
+def solve_steady_state(
+    inventory: Inventory,
+    catalog: Catalog | CatalogSource | None = None,
+    solver: SolverOptions | None = None,
+    scenario: Scenario | None = None,
+) -> tuple[Estimates, SolveResult, Solution | None]:
+    """The steady state's solve alone, as :func:`plan` makes it, without the baselines or the
+    plan's assembly: for a batch that needs only what the plan decides (a sweep's
+    bisection), about a third of a plan's time at 1,000 workloads."""
+    solver = solver or SolverOptions()
+    _, catalog, _, estimates = _estimated(inventory, catalog, scenario)
+    greedy = price_greedy(estimates, catalog, solver)
+    result, solution = solve_placement(estimates, catalog, solver, start=greedy)
+    return estimates, result, solution
 
 
 def _plan_steady_state(

@@ -183,3 +183,31 @@ def test_a_volume_column_sets_only_the_workloads_that_give_it() -> None:
     assert chip_hours[800.0]["train"] > chip_hours[400.0]["train"]
     by_hand = plan(mixed.assign(h100_gpu_hours=[800.0, None]), catalog).plan
     assert chip_hours[800.0] == {a.workload_id: a.chip_hours for a in by_hand.assignments}
+
+
+@pytest.mark.parametrize("price", [2.0, 3.0, 6.0])
+def test_a_solve_alone_decides_what_the_whole_plan_decides(price: float) -> None:
+    import pandas as pd
+
+    from placement.comparing.batch import CatalogSpec, PlanJob, run_job
+    from placement.comparing.sweep import decide
+    from placement.pipeline import SolverOptions
+    from placement.reading import read_inventory
+
+    catalog = read_catalog()
+    rows = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    # One workload no accelerator can take (quantized LoRA, pinned to where it is missing),
+    # so that "unplaced" is compared too.
+    assert rows.loc[5, "features"] == "qlora"
+    impossible = rows.iloc[[5]].assign(id="impossible", pinned_accelerator="trn2")
+    inventory = read_inventory(
+        pd.concat([rows, impossible], ignore_index=True),
+        list(catalog.catalog.accelerators),
+        load_profiles=catalog.catalog.profile_kinds(),
+    )
+    parameter = Parameter("accelerators.h100.on_demand_usd_per_chip_hour", (price,))
+    job = PlanJob(inventory, CatalogSpec.of(catalog), parameter.scenario(price), SolverOptions())
+    whole = decisions(run_job(job))
+    assert decide(job) == whole
+    assert whole[1] == ("impossible",)
+    assert whole[0] and len(whole[0]) == len(rows)

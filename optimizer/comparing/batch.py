@@ -91,44 +91,83 @@ def run_jobs(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Progress | None = None,
-) -> list[Plan]:
-    """Every job's plan, in the order given: on the Dask cluster at ``scheduler`` if given,
-    else on ``workers`` local processes (default: all cores; 1 runs in this process)."""
-    if scheduler is not None:
-        return _on_dask(jobs, scheduler, progress)
-    workers = default_workers() if workers is None else workers
-    if workers <= 1 or len(jobs) <= 1:
-        plans = []
-        for done, job in enumerate(jobs, start=1):
-            plans.append(run_job(job))
-            if progress:
-                progress(done, len(jobs))
-        return plans
-    # forkserver: workers start from a clean process, never from a copy of this one's threads.
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(jobs)), mp_context=get_context("forkserver")
-    ) as pool:
-        futures = [pool.submit(run_job, job) for job in jobs]
+    task: Callable[[PlanJob], Any] = run_job,
+) -> list[Any]:
+    """Every job's plan (or what ``task``, a module-level function, makes of it), in the order
+    given: on the Dask cluster at ``scheduler`` if given, else on ``workers`` local processes
+    (default: all cores; 1 runs in this process)."""
+    with Runner(workers, scheduler) as runner:
+        return runner.run(jobs, progress, task)
+
+
+class Runner:
+    """Where batches of jobs run, kept for several batches (a sweep's grid, then each round of
+    its bisection): local worker processes started once, or one Dask client. Use as a
+    context manager; the processes or the client are closed on leaving it."""
+
+    def __init__(self, workers: int | None = None, scheduler: str | None = None) -> None:
+        self.scheduler = scheduler
+        self.workers = default_workers() if workers is None else workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._client: Any = None
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+        if self._client is not None:
+            self._client.close()
+
+    def run(
+        self,
+        jobs: Sequence[PlanJob],
+        progress: Progress | None = None,
+        task: Callable[[PlanJob], Any] = run_job,
+    ) -> list[Any]:
+        """Every job's result, in the order given."""
+        if self.scheduler is not None:
+            client = self._client = self._client or _dask_client(self.scheduler)
+            from distributed import as_completed as dask_completed
+
+            # pure=False: two equal jobs are still two runs (Dask would otherwise merge them).
+            futures = client.map(task, list(jobs), pure=False)
+            return _in_order(futures, dask_completed(futures), progress)
+        if self.workers <= 1 or (len(jobs) <= 1 and self._pool is None):
+            results = []
+            for done, job in enumerate(jobs, start=1):
+                results.append(task(job))
+                if progress:
+                    progress(done, len(jobs))
+            return results
+        if self._pool is None:
+            # forkserver: workers start from a clean process, never from a copy of this
+            # one's threads.
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=get_context("forkserver")
+            )
+        futures = [self._pool.submit(task, job) for job in jobs]
         return _in_order(futures, as_completed(futures), progress)
 
 
 def _in_order(
     futures: Sequence[Any], completed: Iterable[Any], progress: Progress | None
-) -> list[Plan]:
+) -> list[Any]:
     """The futures' results in submission order, reporting progress as each completes."""
     position = {id(future): i for i, future in enumerate(futures)}
-    results: list[Plan | None] = [None] * len(futures)
+    results: list[Any] = [None] * len(futures)
     for done, future in enumerate(completed, start=1):
         results[position[id(future)]] = future.result()
         if progress:
             progress(done, len(futures))
-    return [r for r in results if r is not None]
+    return results
 
 
-def _on_dask(jobs: Sequence[PlanJob], scheduler: str, progress: Progress | None) -> list[Plan]:
+def _dask_client(scheduler: str) -> Any:
+    """A client of the Dask scheduler at ``scheduler``; a usage error if none answers."""
     try:
         from distributed import Client
-        from distributed import as_completed as dask_completed
     except ImportError:
         raise PlacementInputError(
             [
@@ -138,13 +177,9 @@ def _on_dask(jobs: Sequence[PlanJob], scheduler: str, progress: Progress | None)
             title="invalid option",
         ) from None
     try:
-        client = Client(scheduler, timeout="5s")
+        return Client(scheduler, timeout="5s")
     except OSError as err:
         raise PlacementInputError(
             [f"--scheduler {scheduler}: no Dask scheduler answers there ({err})"],
             title="invalid option",
         ) from None
-    with client:
-        # pure=False: two equal jobs are still two runs (Dask would otherwise merge them).
-        futures = client.map(run_job, list(jobs), pure=False)
-        return _in_order(futures, dask_completed(futures), progress)

@@ -31,15 +31,15 @@ from placement.comparing.batch import (
     CatalogSpec,
     PlanJob,
     Progress,
+    Runner,
     planned_inventory,
-    run_jobs,
+    run_job,
 )
-from placement.comparing.diff import plan_diff
 from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.models.workload import VOLUME_COLUMNS
-from placement.pipeline import SolverOptions
+from placement.pipeline import SolverOptions, solve_steady_state
 from placement.reading import Inventory
 from placement.scenarios import InventoryChange, Scenario, check_scenario
 
@@ -111,13 +111,42 @@ class Parameter:
         return Scenario(name, "", "--param", "", settings, changes)
 
 
-def decisions(plan: Plan) -> tuple[Any, ...]:
-    """What a break-even changes: placements, ports and migrations."""
+Decisions = tuple[
+    tuple[tuple[str, str], ...], tuple[str, ...], tuple[tuple[str, str], ...], tuple[str, ...]
+]
+"""What a break-even changes: (workload id, accelerator) placements, unplaced workload ids,
+(family, platform) ports and migrated platforms, each sorted."""
+
+
+def decisions(plan: Plan) -> Decisions:
+    """A plan's decisions."""
     return (
         tuple(sorted((a.workload_id, a.accelerator) for a in plan.assignments)),
         tuple(sorted(u.workload_id for u in plan.unplaced)),
         tuple(sorted((p.family, p.platform) for p in plan.ported_families)),
         tuple(sorted(m.platform for m in plan.migrations)),
+    )
+
+
+def decide(job: PlanJob) -> Decisions:
+    """A steady-state job's decisions, from its solve alone (no baselines, no assembly):
+    equal to ``decisions`` of its plan (a module-level function, so workers can call it)."""
+    estimates, _, solution = solve_steady_state(
+        job.inventory, job.catalog.read(), job.solver, job.scenario
+    )
+    options = estimates.options
+    feasible = options.groupby("workload", sort=False)["feasible"].any()
+    ids = dict(zip(options["workload"], options["workload_id"], strict=False))
+    unplaced = tuple(sorted(str(ids[w]) for w, ok in feasible.items() if not ok))
+    if solution is None:
+        return ((), unplaced, (), ())
+    chosen = solution.chosen
+    placed = zip(chosen["workload_id"].astype(str), chosen["accelerator"].astype(str), strict=True)
+    return (
+        tuple(sorted(placed)),
+        unplaced,
+        tuple(sorted((str(p.family), str(p.platform)) for p in solution.ported.itertuples())),
+        tuple(sorted(solution.adopted)),
     )
 
 
@@ -201,18 +230,31 @@ class SweepResult:
         }
 
 
-def _describe(before: Plan, after: Plan) -> str:
-    d = plan_diff(before, after)
-    parts = [
-        f"{m.workload_id} {m.from_accelerator or '-'} -> {m.to_accelerator or '-'}"
-        for m in d.moves[:5]
+def _describe(before: Decisions, after: Decisions) -> str:
+    """What changes between two sets of decisions: the first moves, then ports and
+    migrations (as ``placement diff`` words them)."""
+    old, new = dict(before[0]), dict(after[0])
+    known = (set(old) | set(before[1])) & (set(new) | set(after[1]))
+    moves = [
+        f"{w} {old.get(w) or '-'} -> {new.get(w) or '-'}"
+        for w in sorted(known)
+        if old.get(w) != new.get(w)
     ]
-    if len(d.moves) > 5:
-        parts.append(f"and {len(d.moves) - 5} more")
-    parts += [f"port {p}" for p in d.ports_added] + [f"no port {p}" for p in d.ports_removed]
-    parts += [f"migrate {m}" for m in d.migrations_added]
-    parts += [f"no migration {m}" for m in d.migrations_removed]
+    parts = moves[:5]
+    if len(moves) > 5:
+        parts.append(f"and {len(moves) - 5} more")
+    ports_before = {f"{f} -> {p}" for f, p in before[2]}
+    ports_after = {f"{f} -> {p}" for f, p in after[2]}
+    parts += [f"port {p}" for p in sorted(ports_after - ports_before)]
+    parts += [f"no port {p}" for p in sorted(ports_before - ports_after)]
+    parts += [f"migrate {m}" for m in sorted(set(after[3]) - set(before[3]))]
+    parts += [f"no migration {m}" for m in sorted(set(before[3]) - set(after[3]))]
     return "; ".join(parts) or "decisions changed"
+
+
+def _plan_decisions(job: PlanJob) -> Decisions:
+    """A job's decisions from its whole plan (a roadmap's end state)."""
+    return decisions(run_job(job))
 
 
 def sweep(
@@ -248,43 +290,47 @@ def sweep(
     corners = {(x, y) for x in (first.values[0], first.values[-1]) for y in (others[0], others[-1])}
     for x, y in sorted(corners, key=str):
         check_scenario(inventory, catalog, scenario(x, y))
-    plans = run_jobs(
-        [PlanJob(inventory, spec, scenario(x, y), solver, horizon) for x, y in grid],
-        workers,
-        scheduler,
-        progress,
-    )
-    points = [
-        Point((x,) if y is None else (x, y), plan) for (x, y), plan in zip(grid, plans, strict=True)
-    ]
-    step = abs(first.values[1] - first.values[0])
-    # Open intervals: (low value, its plan, high value, its plan, other value).
-    open_: list[tuple[float, Plan, float, Plan, float | None]] = []
-    for y in others:
-        row = [(x, plan) for (x, yy), plan in zip(grid, plans, strict=True) if yy == y]
-        for (x0, p0), (x1, p1) in itertools.pairwise(row):
-            if decisions(p0) != decisions(p1):
-                open_.append((x0, p0, x1, p1, y))
-    while narrowing := [
-        i for i, (lo, _, hi, _, _) in enumerate(open_) if abs(hi - lo) > tolerance * step
-    ]:
-        mids = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
-        found = run_jobs(
-            [
-                PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)
-                for i, m in zip(narrowing, mids, strict=True)
-            ],
-            workers,
-            scheduler,
+    with Runner(workers, scheduler) as runner:  # one pool for the grid and every round
+        plans = runner.run(
+            [PlanJob(inventory, spec, scenario(x, y), solver, horizon) for x, y in grid],
+            progress,
         )
-        for i, m, plan in zip(narrowing, mids, found, strict=True):
-            lo, p_lo, hi, p_hi, y = open_[i]
-            if decisions(plan) == decisions(p_lo):
-                open_[i] = (m, plan, hi, p_hi, y)
-            else:
-                # A third set of decisions in between still marks a change on the low side.
-                open_[i] = (lo, p_lo, m, plan, y)
-    break_evens = [BreakEven(lo, hi, y, _describe(p_lo, p_hi)) for lo, p_lo, hi, p_hi, y in open_]
+        points = [
+            Point((x,) if y is None else (x, y), plan)
+            for (x, y), plan in zip(grid, plans, strict=True)
+        ]
+        step = abs(first.values[1] - first.values[0])
+        # Open intervals: (low value, its decisions, high value, its decisions, other value).
+        open_: list[tuple[float, Decisions, float, Decisions, float | None]] = []
+        for y in others:
+            row = [
+                (x, decisions(plan)) for (x, yy), plan in zip(grid, plans, strict=True) if yy == y
+            ]
+            for (x0, d0), (x1, d1) in itertools.pairwise(row):
+                if d0 != d1:
+                    open_.append((x0, d0, x1, d1, y))
+        # Inside an interval only the decisions matter: a roadmap's are its plan's, a steady
+        # state's come from its solve alone.
+        task = decide if horizon is None else _plan_decisions
+        while narrowing := [
+            i for i, (lo, _, hi, _, _) in enumerate(open_) if abs(hi - lo) > tolerance * step
+        ]:
+            mids = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
+            found = runner.run(
+                [
+                    PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)
+                    for i, m in zip(narrowing, mids, strict=True)
+                ],
+                task=task,
+            )
+            for i, m, made in zip(narrowing, mids, found, strict=True):
+                lo, d_lo, hi, d_hi, y = open_[i]
+                if made == d_lo:
+                    open_[i] = (m, made, hi, d_hi, y)
+                else:
+                    # A third set of decisions in between still marks a change on the low side.
+                    open_[i] = (lo, d_lo, m, made, y)
+    break_evens = [BreakEven(lo, hi, y, _describe(d_lo, d_hi)) for lo, d_lo, hi, d_hi, y in open_]
     return SweepResult(
         tuple(parameters), points, sorted(break_evens, key=lambda b: (b.other or 0, b.low))
     )
