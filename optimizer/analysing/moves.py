@@ -62,20 +62,24 @@ def recommended_moves(
     (``paid``: each workload's chip-hours by the pricing option that paid for them)."""
     if "current_accelerator" not in workloads or workloads["current_accelerator"].isna().all():
         return []
-    costs = options.set_index(["workload", "accelerator", "pricing"])
+    current_of = workloads["current_accelerator"]
+    moving = [
+        row
+        for row in solution.chosen.itertuples()
+        if not pd.isna(current_of.at[row.workload])
+        and current_of.at[row.workload] != row.accelerator
+    ]
+    costs = _option_figures(options, {int(row.workload) for row in moving})
     shares = _one_off_shares(solution, catalog)
     moves: list[RecommendedMove] = []
     ports: dict[int, tuple[str, str]] = {}
-    for row in solution.chosen.itertuples():
-        current = workloads.at[row.workload, "current_accelerator"]
-        if current is None or pd.isna(current) or current == row.accelerator:
-            continue
+    for row in moving:
         port_share, migration_share = shares.get(int(row.workload), (0.0, 0.0))
         moves.append(
             _move(
                 row,
-                str(current),
-                costs.loc[int(row.workload)],
+                str(current_of.at[row.workload]),
+                costs[int(row.workload)],
                 paid.get(int(row.workload), {}),
                 port_share,
                 migration_share,
@@ -85,6 +89,29 @@ def recommended_moves(
         if bool(row.needs_port):
             ports[len(moves) - 1] = (str(row.family), str(row.platform))
     return _queued(moves, ports, solution, catalog)
+
+
+Figures = dict[str, Any]
+"""An option's ``feasible``, ``monthly_cost_usd`` and ``reason``."""
+
+
+def _option_figures(
+    options: pd.DataFrame, workloads: set[int]
+) -> dict[int, dict[tuple[str, str], Figures]]:
+    """The figures of every option of ``workloads``, by workload and (accelerator, pricing):
+    plain dicts, where a lookup in the option frame costs a millisecond a move."""
+    rows = options[options["workload"].isin(workloads)]
+    columns = ["workload", "accelerator", "pricing", "feasible", "monthly_cost_usd", "reason"]
+    out: dict[int, dict[tuple[str, str], Figures]] = {}
+    for w, acc, pricing, feasible, usd, reason in zip(
+        *(rows[c].tolist() for c in columns), strict=True
+    ):
+        out.setdefault(int(w), {})[(str(acc), str(pricing))] = {
+            "feasible": feasible,
+            "monthly_cost_usd": usd,
+            "reason": reason,
+        }
+    return out
 
 
 def _queued(
@@ -127,7 +154,7 @@ def port_queue(
 def _move(
     row: Any,
     current: str,
-    costs: pd.DataFrame,
+    costs: dict[tuple[str, str], Figures],
     paid: dict[str, float],
     port_share: float,
     migration_share: float,
@@ -135,8 +162,8 @@ def _move(
 ) -> RecommendedMove:
     """The move of one chosen row (see the module for the figures)."""
     to = str(row.accelerator)
-    on_demand_there = costs.loc[(current, catalog.on_demand_option(current))]
-    on_demand_here = costs.loc[(to, catalog.on_demand_option(to))]
+    on_demand_there = costs[(current, catalog.on_demand_option(current))]
+    on_demand_here = costs[(to, catalog.on_demand_option(to))]
     plan_usd = float(row.compute_usd)
     switching = float(row.switching_usd)
     one_offs = switching + port_share + migration_share
@@ -148,7 +175,8 @@ def _move(
             float(on_demand_there["monthly_cost_usd"]) - float(on_demand_here["monthly_cost_usd"]),
             2,
         )
-        stay = round(stay_monthly_usd(costs.loc[current], paid, current, to, catalog), 2)
+        there = {pricing: f for (acc, pricing), f in costs.items() if acc == current}
+        stay = round(stay_monthly_usd(there, paid, current, to, catalog), 2)
         saving = round(stay - plan_usd, 2)
         committed = float(row.committed_chip_hours) / float(row.chip_hours)
         reason = _why_moved(current, to, stay, round(plan_usd, 2), list_saving, committed)
@@ -175,7 +203,7 @@ def _move(
 
 
 def stay_monthly_usd(
-    there: pd.DataFrame, paid: dict[str, float], current: str, to: str, catalog: Catalog
+    there: dict[str, Figures], paid: dict[str, float], current: str, to: str, catalog: Catalog
 ) -> float:
     """``S = sum_p (h_p / h) C_{c,p}``: the workload's compute on ``current`` (``there``: its
     options on that accelerator, by pricing) in the mix of pricing options that pays for it in
@@ -185,16 +213,16 @@ def stay_monthly_usd(
     on_demand = catalog.on_demand_option(current)
     total = sum(paid.values())
     if total <= 0:
-        return float(there.at[on_demand, "monthly_cost_usd"])
+        return float(there[on_demand]["monthly_cost_usd"])
     cost = 0.0
     for pricing, hours in paid.items():
         usable = (
             pricing != catalog.on_demand_option(to)
-            and pricing in there.index
-            and bool(there.at[pricing, "feasible"])
+            and pricing in there
+            and bool(there[pricing]["feasible"])
         )
         option = pricing if usable else on_demand
-        cost += hours / total * float(there.at[option, "monthly_cost_usd"])
+        cost += hours / total * float(there[option]["monthly_cost_usd"])
     return cost
 
 
