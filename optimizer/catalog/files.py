@@ -235,10 +235,9 @@ def read_catalog(
     data, name = _read_bytes(path)
     base = _parse(_decode(data, name), name)
     # A scenario's settings first, so that --set, given on the command line, has the last word.
-    given: list[str | Setting] = [*settings, *overrides]
-    # Nothing to apply: the parsed document itself, which is only read (a copy of a
-    # round-trip document costs as much as a plan's estimates at 1,000 workloads).
-    document, applied, problems = apply_settings(base, given) if given else (base, [], [])
+    # Always a copy, even with nothing to apply: writing a round-trip document out (catalog
+    # export) moves its comments, and the parsed one is kept for the next read.
+    document, applied, problems = apply_settings(base, [*settings, *overrides])
     catalog, invalid = _validate(document, base, applied, name)
     problems.extend(invalid)
     if catalog is None or problems:
