@@ -178,6 +178,15 @@ def make_solver(
     )
 
 
+def _has_variables(problem: pulp.LpProblem) -> bool:
+    """Whether the objective or any row holds a variable: ``problem.variables()`` is not empty,
+    known without its walk over every coefficient (the solve makes that walk once)."""
+    objective = problem.objective
+    return (objective is not None and len(objective) > 0) or any(
+        len(row) for row in problem.constraints.values()
+    )
+
+
 def solve_model(
     model: HasProblem,
     solver: str = "highs",
@@ -199,7 +208,7 @@ def solve_model(
     ``highs_options``: HiGHS options for this model (ignored by other solvers)."""
     engine = make_solver(solver, time_limit, gap, msg, start, relax, target, highs_options)
     started = time.perf_counter()
-    if not model.problem.variables():
+    if not _has_variables(model.problem):
         # Everything is fixed: the objective is its constant (owned commitments, fixed work).
         constant = float(model.problem.objective.constant) if model.problem.objective else 0.0
         return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, constant, 0.0, "empty model")
