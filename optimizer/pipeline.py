@@ -26,9 +26,6 @@ from placement.estimating import Estimates, estimate
 from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings
-from placement.horizon.model import COMPONENTS
-from placement.horizon.releases import catalog_in
-from placement.horizon.solve import solve_horizon
 from placement.models.catalog import Catalog
 from placement.models.plan import CostBreakdown, Plan, SolverInfo
 from placement.reading import Inventory, read_inventory
@@ -124,6 +121,11 @@ def _plan_horizon(
 ) -> tuple[Plan, SolveResult, Solution | None]:
     """The roadmap over ``months``, and the steady-state plan of the end state it leads to,
     with the objective, cost breakdown and showback of the horizon (monthly averages)."""
+    # Imported here: a steady-state plan (and its command's start-up) needs none of it.
+    from placement.horizon.model import COMPONENTS
+    from placement.horizon.releases import catalog_in
+    from placement.horizon.solve import solve_horizon
+
     progress(f"building and solving the {months}-month roadmap ({solver.solver})")
     horizon = solve_horizon(
         estimates, catalog, months, solver.solver, solver.time_limit_s, solver.gap
