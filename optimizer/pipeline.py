@@ -256,6 +256,8 @@ def plan(
     """
     started_at = now_utc()
     solver = solver or SolverOptions()
+    # A roadmap holds every month's model: its memory, and so the size it can plan, with them.
+    limit = replace(limit or SizeLimit(), months=horizon)
     source, catalog, inventory, estimates = _estimated(
         inventory, catalog, scenario, progress, input_format, sheet, limit
     )

@@ -3,6 +3,7 @@ with what to do instead; long runs say what they are doing."""
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -15,11 +16,13 @@ from click.testing import CliRunner
 import placement.reading.limits as limits
 from benchmarks.generate import synthetic_inventory
 from placement.cli.main import cli
+from placement.pipeline import plan
 from placement.reading import InputError, read_inventory
 from placement.reading.limits import (
     BASE_MEMORY_BYTES,
     DEFAULT_MAX_WORKLOADS,
     MEMORY_PER_WORKLOAD_BYTES,
+    MEMORY_PER_WORKLOAD_MONTH_BYTES,
     USABLE_MEMORY_FRACTION,
     SizeLimit,
     estimated_memory_bytes,
@@ -36,6 +39,26 @@ def test_the_estimate_is_linear_in_workloads() -> None:
     assert estimated_memory_bytes(0) == BASE_MEMORY_BYTES
     step = estimated_memory_bytes(200_000) - estimated_memory_bytes(100_000)
     assert step == 100_000 * MEMORY_PER_WORKLOAD_BYTES
+
+
+def test_a_roadmap_needs_memory_for_its_months(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    months = 24
+    per_workload = MEMORY_PER_WORKLOAD_BYTES + months * MEMORY_PER_WORKLOAD_MONTH_BYTES
+    step = estimated_memory_bytes(2_000, months) - estimated_memory_bytes(1_000, months)
+    assert step == 1_000 * per_workload
+    available = 600 * 2**20
+    monkeypatch.setattr(limits, "available_memory_bytes", lambda: available)
+    usable = available * USABLE_MEMORY_FRACTION - BASE_MEMORY_BYTES
+    steady, roadmap = SizeLimit().allowed()[0], SizeLimit(months=months).allowed()[0]
+    assert steady == int(usable // MEMORY_PER_WORKLOAD_BYTES)
+    assert roadmap == int(usable // per_workload) < steady
+    frame = pd.read_csv(io.StringIO(rows(roadmap + 1)))
+    # Planned in steady state, refused as a roadmap before any month is built.
+    with pytest.raises(InputError, match=f"at most {roadmap:,} workloads"):
+        plan(frame, horizon=months)
+    SizeLimit().check(roadmap + 1, "inv.csv")  # no refusal
 
 
 def test_the_default_limit_is_a_fixed_cap_when_memory_allows_more(
@@ -67,7 +90,9 @@ def test_the_default_limit_follows_the_available_memory(
     available = 400 * 2**20
     monkeypatch.setattr(limits, "available_memory_bytes", lambda: available)
     limit, basis = SizeLimit().allowed()
-    expected = int((available * USABLE_MEMORY_FRACTION - BASE_MEMORY_BYTES) // (60 * 2**10))
+    expected = int(
+        (available * USABLE_MEMORY_FRACTION - BASE_MEMORY_BYTES) // MEMORY_PER_WORKLOAD_BYTES
+    )
     assert limit == expected and "0.4 GB of memory available" in basis
     small = tmp_path / "small.csv"
     small.write_text(rows(expected))

@@ -19,22 +19,35 @@ from placement.reading.problems import InputError, fail
 BASE_MEMORY_BYTES = 300 * 2**20
 """Peak memory of planning a handful of workloads: the interpreter, pandas, PuLP, HiGHS
 (measured: 219 MiB RSS at 1,000 workloads, rounded up)."""
-MEMORY_PER_WORKLOAD_BYTES = 60 * 2**10
-"""Peak memory each workload adds (measured with the time-sliced commitment model: 700 MiB RSS
-at 10,000 workloads, 5,570 MiB at 100,000: 55 KiB a workload, rounded up)."""
+MEMORY_PER_WORKLOAD_BYTES = 24 * 2**10
+"""Peak memory each workload adds to a steady-state plan (measured with ``placement plan
+INV -o plan.json --format json``: 1,786 MiB RSS at 100,000 workloads, 3,314 MiB at 200,000,
+15.3 KiB a workload between them; rounded up by half for inventories with more options, extra
+columns or moves per workload)."""
+MEMORY_PER_WORKLOAD_MONTH_BYTES = 8 * 2**10
+"""What each workload adds per month of a roadmap (``--horizon``), on top of its steady-state
+share (measured: 1.78 GB at 10,000 workloads over 24 months, 5.4 KiB a workload-month above
+the steady state's estimate; rounded up)."""
 USABLE_MEMORY_FRACTION = 0.8
 """The share of the available memory a plan may count on; the rest is the system's."""
 DEFAULT_MAX_WORKLOADS = 200_000
 """Without --max-workloads, no more than this many workloads, whatever the memory: the time
-grows a little faster than the inventory (``plan()`` measured on 2 cores: 2.5 s at 10,000
-workloads, 31 s at 100,000, 71 s and 7.2 GB at 200,000; docs/performance.md), so a larger plan
-runs for minutes; aggregating or splitting it is the better answer, and --max-workloads the
-deliberate one."""
+grows a little faster than the inventory (the command measured on 2 cores: 29 s at 100,000
+workloads, 64 s and 3.3 GB at 200,000; docs/performance.md), so a larger plan runs for
+minutes; aggregating or splitting it is the better answer, and --max-workloads the deliberate
+one."""
 
 
-def estimated_memory_bytes(workloads: int) -> int:
-    """The peak memory ``placement plan`` needs for this many workloads."""
-    return BASE_MEMORY_BYTES + MEMORY_PER_WORKLOAD_BYTES * workloads
+def memory_per_workload_bytes(months: int | None = None) -> int:
+    """The peak memory one workload adds: to a steady-state plan, or to a roadmap over
+    ``months``."""
+    return MEMORY_PER_WORKLOAD_BYTES + MEMORY_PER_WORKLOAD_MONTH_BYTES * (months or 0)
+
+
+def estimated_memory_bytes(workloads: int, months: int | None = None) -> int:
+    """The peak memory ``placement plan`` needs for this many workloads (over ``months`` of a
+    roadmap, if given)."""
+    return BASE_MEMORY_BYTES + memory_per_workload_bytes(months) * workloads
 
 
 def available_memory_bytes() -> int | None:
@@ -57,9 +70,11 @@ def _gib(size: float) -> str:
 @dataclass(frozen=True)
 class SizeLimit:
     """The most workloads one plan may hold: ``max_workloads`` if given, else what the
-    machine's available memory allows by :func:`estimated_memory_bytes`."""
+    machine's available memory allows by :func:`estimated_memory_bytes` (for a roadmap over
+    ``months``, if given)."""
 
     max_workloads: int | None = None
+    months: int | None = None
 
     def allowed(self) -> tuple[int, str]:
         """The limit and, for messages, where it comes from."""
@@ -70,7 +85,8 @@ class SizeLimit:
         if available is None:
             return default
         usable = available * USABLE_MEMORY_FRACTION
-        by_memory = max(0, int((usable - BASE_MEMORY_BYTES) // MEMORY_PER_WORKLOAD_BYTES))
+        per_workload = memory_per_workload_bytes(self.months)
+        by_memory = max(0, int((usable - BASE_MEMORY_BYTES) // per_workload))
         if by_memory < DEFAULT_MAX_WORKLOADS:
             return by_memory, f"{_gib(available)} of memory available"
         return default
@@ -83,9 +99,10 @@ class SizeLimit:
         about = "about " if approximate else ""
         raise self._refusal(source, workloads, limit, basis, about)
 
-    @staticmethod
-    def _refusal(source: str, workloads: int, limit: int, basis: str, about: str) -> InputError:
-        need = _gib(estimated_memory_bytes(workloads))
+    def _refusal(
+        self, source: str, workloads: int, limit: int, basis: str, about: str
+    ) -> InputError:
+        need = _gib(estimated_memory_bytes(workloads, self.months))
         return fail(
             source,
             f"at most {limit:,} workloads ({basis}); this inventory has {about}{workloads:,}, "
