@@ -310,26 +310,3 @@ def test_every_sample_scenario_renders_in_every_format(
     else:
         for name in names:
             assert name in out, (fmt, name)
-
-
-@pytest.mark.parametrize("horizon", [None, 2])
-def test_a_plan_comes_back_from_a_worker_unchanged(horizon: int | None) -> None:
-    """Plans travel back from workers as their JSON: read back, they are the plans made."""
-    from placement.comparing.batch import CatalogSpec, PlanJob, _received, _sent_back, run_job
-
-    catalog = read_catalog()
-    rows = synthetic_inventory(40, seed=11)  # with extra columns, carried through
-    inventory = read_inventory(
-        rows, list(catalog.catalog.accelerators), load_profiles=catalog.catalog.profile_kinds()
-    )
-    job = PlanJob(inventory, CatalogSpec.of(catalog), None, SolverOptions(), horizon)
-    made: list[Plan] = []
-
-    def planned(job: PlanJob) -> Plan:
-        made.append(run_job(job))
-        return made[-1]
-
-    back = _received(_sent_back(planned, job))
-    assert back == made[0]
-    assert back.model_dump_json() == made[0].model_dump_json()
-    assert back.assignments and back.assignments[0].extra
