@@ -183,7 +183,7 @@ def _has_variables(problem: pulp.LpProblem) -> bool:
     known without its walk over every coefficient (the solve makes that walk once)."""
     objective = problem.objective
     return (objective is not None and len(objective) > 0) or any(
-        len(row) for row in problem.constraints.values()
+        len(row) for row in problem._constraints.values()
     )
 
 
