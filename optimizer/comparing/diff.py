@@ -91,8 +91,13 @@ def _commitment_sizes(plan: Plan) -> dict[str, float]:
     return out
 
 
+def port_label(family: str, platform: str) -> str:
+    """A port as a diff names it."""
+    return f"{family} -> {platform}"
+
+
 def _ports(plan: Plan) -> set[str]:
-    return {f"{p.family} -> {p.platform}" for p in plan.ported_families}
+    return {port_label(p.family, p.platform) for p in plan.ported_families}
 
 
 def plan_diff(before: Plan, after: Plan) -> PlanDiff:

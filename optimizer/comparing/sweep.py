@@ -35,6 +35,7 @@ from placement.comparing.batch import (
     planned_inventory,
     run_job,
 )
+from placement.comparing.diff import port_label
 from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
@@ -243,8 +244,8 @@ def _describe(before: Decisions, after: Decisions) -> str:
     parts = moves[:5]
     if len(moves) > 5:
         parts.append(f"and {len(moves) - 5} more")
-    ports_before = {f"{f} -> {p}" for f, p in before[2]}
-    ports_after = {f"{f} -> {p}" for f, p in after[2]}
+    ports_before = {port_label(f, p) for f, p in before[2]}
+    ports_after = {port_label(f, p) for f, p in after[2]}
     parts += [f"port {p}" for p in sorted(ports_after - ports_before)]
     parts += [f"no port {p}" for p in sorted(ports_before - ports_after)]
     parts += [f"migrate {m}" for m in sorted(set(after[3]) - set(before[3]))]
