@@ -34,7 +34,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from placement.catalog import CatalogSource, read_catalog
 from placement.models.workload import FEATURES, KNOWN_COLUMNS
+from placement.reading import Inventory, read_inventory
 
 __all__ = [
     "COLUMNS",
@@ -284,6 +286,18 @@ def synthetic_inventory(n: int, seed: int) -> pd.DataFrame:
         columns=list(COLUMNS),
     )
     return frame
+
+
+def read_synthetic(n: int, seed: int) -> tuple[CatalogSource, Inventory]:
+    """The default catalog and the synthetic inventory of ``n`` workloads, read as a batch
+    benchmark plans it (whatif, risk, robust)."""
+    catalog = read_catalog()
+    inventory = read_inventory(
+        synthetic_inventory(n, seed=seed),
+        list(catalog.catalog.accelerators),
+        load_profiles=catalog.catalog.profile_kinds(),
+    )
+    return catalog, inventory
 
 
 def write_inventory(frame: pd.DataFrame, path: str | Path) -> Path:

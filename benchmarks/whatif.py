@@ -19,11 +19,10 @@ import time
 from collections.abc import Sequence
 from datetime import date
 
-from benchmarks.generate import synthetic_inventory
+from benchmarks.generate import read_synthetic
 from benchmarks.run import environment, replace_section
-from placement.catalog import Setting, read_catalog
+from placement.catalog import Setting
 from placement.comparing import whatif
-from placement.reading import read_inventory
 from placement.scenarios import Scenario
 
 SECTION = "whatif"
@@ -54,12 +53,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--write-docs", action="store_true")
     args = parser.parse_args(argv)
-    catalog = read_catalog()
-    inventory = read_inventory(
-        synthetic_inventory(args.size, seed=args.seed),
-        list(catalog.catalog.accelerators),
-        load_profiles=catalog.catalog.profile_kinds(),
-    )
+    catalog, inventory = read_synthetic(args.size, args.seed)
     scenarios = price_scenarios(args.scenarios)
     started = time.perf_counter()
     result = whatif(inventory, scenarios, catalog, workers=args.workers)

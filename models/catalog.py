@@ -35,6 +35,10 @@ from placement.models.bounds import Bound
 ModelClass = Literal["decoder", "encoder", "encoder_decoder"]
 FamilySupport = Literal["supported", "pending"]
 FeatureSupport = Literal["supported", "slower", "unsupported"]
+# How a range's figure is drawn by ``placement risk``: evenly between low and high, or most
+# often at the point and ever less often towards low and high.
+Distribution = Literal["uniform", "triangular"]
+LinkSense = Literal["with", "against"]
 
 
 # A month has at most 31 x 24 hours; more "hours per month" than that cannot be.
@@ -58,6 +62,8 @@ WEEKS = Bound("weeks", minimum=0)
 LATENCY = Bound("a latency", minimum=0, minimum_open=True)
 # Peak traffic is never below mean traffic.
 PEAK_TO_MEAN = Bound("a peak-to-mean ratio", minimum=1)
+# The correlation of linked figures: positive (a shared cause), at most 1 (lockstep).
+CORRELATION = Bound("a correlation", minimum=0, maximum=1, minimum_open=True)
 # TTFT grows as params^e and shrinks as 1 / chips^e; a negative exponent would reverse either.
 SCALING_EXPONENT = Bound("a scaling exponent", minimum=0)
 # Tokens per chip-hour never grow with model size outside the measured sizes.
@@ -168,6 +174,8 @@ class Range(_Strict, Generic[N]):
     high: N
     point: N | None = None
     source: str = Field(min_length=1)
+    # How risk samples the figure; None: the catalog's uncertainty.default_distribution.
+    distribution: Distribution | None = None
 
     @model_validator(mode="after")
     def _ordered(self) -> Range[N]:
@@ -763,6 +771,28 @@ class Baseline(_Strict):
     pricing: str
 
 
+class LinkedFigures(_Strict):
+    """Figures that move together because one cause drives them (the Neuron SDK's maturity
+    moves Trainium2's throughput, its latency and the porting effort at once): ``placement
+    risk`` draws them from one common factor. ``figures`` maps each range's dotted path to
+    ``with`` (it rises with the factor) or ``against`` (it falls); ``correlation`` is the
+    correlation of any two of them before each is mapped onto its own range (1: they move in
+    lockstep)."""
+
+    figures: dict[str, LinkSense] = Field(min_length=1)
+    correlation: Annotated[float, CORRELATION] = 1.0
+    source: str = Field(min_length=1)
+
+
+class Uncertainty(_Strict):
+    """How ``placement risk`` samples the catalog's ranges: the distribution of a range that
+    names none, and the groups of figures that move together (every other figure is drawn on
+    its own)."""
+
+    default_distribution: Distribution = "triangular"
+    linked: dict[str, LinkedFigures] = Field(default_factory=dict)
+
+
 class Catalog(_Strict):
     """The whole catalog. Cross-references (platforms, pricing, families) are checked here."""
 
@@ -783,6 +813,8 @@ class Catalog(_Strict):
     load_profiles: dict[str, LoadProfile] | None = None
     default_load_profiles: DefaultLoadProfiles | None = None
     owned_commitments: list[OwnedCommitment] = Field(default_factory=list)
+    # How risk samples the ranges (None: each on its own, by default_distribution's default).
+    uncertainty: Uncertainty | None = None
     # Sources of plain settings (chip counts, bytes per parameter, SDK versions...), by dotted
     # path; a path also covers everything below it.
     sources: dict[str, str] = Field(default_factory=dict)
@@ -829,6 +861,7 @@ class Catalog(_Strict):
         problems += self._plausible_prices()
         problems += self._profile_references()
         problems += self._commitment_references()
+        problems += self._linked_references()
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -849,6 +882,28 @@ class Catalog(_Strict):
             for name, acc in self.accelerators.items()
             if acc.on_demand_usd_per_chip_hour.high > limit.value
         ]
+
+    def _linked_references(self) -> list[str]:
+        """Every linked figure names a range of this catalog, or a figure the catalog may give
+        and this one does not (a scenario that makes a feature supported removes its slowdown:
+        the link then holds nothing for it); and it is linked in one group only."""
+        if self.uncertainty is None:
+            return []
+        problems = []
+        group_of: dict[str, str] = {}
+        for group, linked in self.uncertainty.linked.items():
+            for path in linked.figures:
+                where = f"uncertainty.linked.{group}.figures"
+                found = _figure_at(self, path)
+                if found is not None:
+                    problems.append(
+                        f"{where}: {path!r} {found}; expected a dotted path to a figure with "
+                        "low and high, as --set names it"
+                    )
+                elif path in group_of:
+                    problems.append(f"{where}: {path!r} is already linked in {group_of[path]!r}")
+                group_of.setdefault(path, group)
+        return problems
 
     def _profile_references(self) -> list[str]:
         if (self.load_profiles is None) != (self.default_load_profiles is None):
@@ -981,3 +1036,54 @@ class Catalog(_Strict):
         if known is None and self.platforms[platform].porting_required:
             return "pending"
         return self.platforms[platform].default_family_support
+
+
+def _figure_at(catalog: Catalog, path: str) -> str | None:
+    """None where ``path`` names a range, or an optional figure (or section) this catalog
+    leaves out; otherwise what is wrong with it."""
+    node: Any = catalog
+    for depth, key in enumerate(path.split(".")):
+        here = ".".join(path.split(".")[: depth + 1])
+        if node is None:
+            return None
+        if isinstance(node, BaseModel):
+            if key not in type(node).model_fields or type(node).model_fields[key].exclude:
+                return f"is not a figure of this catalog ({here!r} is not a field)"
+            node = getattr(node, key)
+        elif isinstance(node, dict):
+            if key not in node:
+                return f"is not a figure of this catalog (no {here!r})"
+            node = node[key]
+        elif isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                return f"is not a figure of this catalog (no item {here!r})"
+            node = node[int(key)]
+        else:
+            return f"is not a figure of this catalog ({here!r} is a single value)"
+    if node is None or isinstance(node, Range):
+        return None
+    return "is not a range of this catalog"
+
+
+def uncertain_ranges(catalog: Catalog) -> dict[str, Range[Any]]:
+    """Every range of the catalog by its dotted path (as ``--set`` names it: list items by
+    position), in the catalog's order; fields not dumped (a price per instance-hour, which
+    becomes the price per chip-hour) are left out."""
+    found: dict[str, Range[Any]] = {}
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, Range):
+            found[path] = node
+        elif isinstance(node, BaseModel):
+            for field_name, info in type(node).model_fields.items():
+                if not info.exclude:
+                    walk(getattr(node, field_name), f"{path}.{field_name}" if path else field_name)
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, f"{path}.{key}")
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, f"{path}.{index}")
+
+    walk(catalog, "")
+    return found

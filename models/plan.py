@@ -482,7 +482,7 @@ class AcceleratorRate(_Out):
     instance_types: list[InstanceRate] = Field(default_factory=list)
 
 
-SCHEMA_VERSION = "1.10"
+SCHEMA_VERSION = "1.11"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -562,6 +562,113 @@ class RunInfo(_Out):
     libraries: dict[str, str] = Field(description="Versions of Python and the solver stack.")
 
 
+AlternativeObjective = Literal[
+    "fewest_ported_families", "least_trainium", "least_committed", "no_migration"
+]
+
+
+class Alternative(_Out):
+    """A plan within the slack asked of the optimum that minimises something else
+    (``plan --alternatives SLACK``): the fewest families ported, the least work on Trainium2,
+    the least committed, or no migration; then, among those, the cheapest."""
+
+    objective: AlternativeObjective
+    description: str = Field(description="What it minimises, in words.")
+    monthly_cost_usd: float
+    within: float = Field(description="Its cost over the plan's, minus 1 (0.004 = 0.4% dearer).")
+    extra_cost_usd: float = Field(description="Its cost minus the plan's, USD a month.")
+    measure: float = Field(description="The value of what it minimises (see measure_unit).")
+    measure_unit: str
+    plan_measure: float = Field(description="The same measure in the plan itself.")
+    status: PlanStatus
+    assignments: list[Assignment]
+    unplaced: list[Unplaced] = Field(default_factory=list)
+    reserved_purchases: list[ReservedPurchase]
+    ported_families: list[PortedFamily]
+    migrations: list[Migration]
+    commitments: list[Commitment]
+    cost_breakdown: CostBreakdown
+    finops: FinOps | None = None
+    slices: list[SliceUse] = Field(default_factory=list)
+
+    def as_plan(self, plan: Plan) -> Plan:
+        """The alternative as a whole plan (the plan it is an alternative to, its decisions
+        replaced), e.g. to re-check it with ``check_plan``."""
+        return plan.model_copy(
+            update={
+                "status": self.status,
+                "objective_monthly_usd": self.monthly_cost_usd,
+                "cost_breakdown": self.cost_breakdown,
+                "assignments": self.assignments,
+                "unplaced": self.unplaced,
+                "reserved_purchases": self.reserved_purchases,
+                "ported_families": self.ported_families,
+                "migrations": self.migrations,
+                "commitments": self.commitments,
+                "finops": self.finops,
+                "slices": self.slices,
+                "moves": [],
+                "alternatives": None,
+            }
+        )
+
+
+class OutOfSample(_Out):
+    """The robust plan against the point plan on fresh samples (not those it was chosen on)."""
+
+    samples: int
+    robust_mean_usd: float | None
+    point_plan_mean_usd: float | None
+    gap_mean_usd: float | None = Field(
+        description="Robust minus point plan, mean over the fresh samples (negative: it saves)."
+    )
+    gap_ci_low_usd: float | None
+    gap_ci_high_usd: float | None
+    confidence: float = Field(description="Of the interval (normal approximation).")
+
+
+class RobustReport(_Out):
+    """``plan --robust``: a first stage chosen for every sample at once, against the point
+    plan's, each held fixed and priced in every sample."""
+
+    samples: int
+    seed: int
+    failed_samples: int
+    cvar_alpha: float | None
+    cvar_weight: float
+    chosen: Literal["stochastic program", "point plan"] = Field(
+        description="Which first stage won on the samples: the stochastic program's, or the "
+        "point plan's where it prices lower with whole placements."
+    )
+    expected_cost_usd: float | None = Field(description="The robust plan held, mean over samples.")
+    point_plan_expected_cost_usd: float | None
+    objective_usd: float | None = Field(
+        description="What the choice minimised over the samples, the robust plan held: the "
+        "expected cost, or (1 - cvar_weight) x expected + cvar_weight x CVaR."
+    )
+    point_plan_objective_usd: float | None
+    value_of_stochastic_solution_usd: float | None = Field(
+        description="The point plan's objective minus the robust plan's, both held over the "
+        "same samples (the expected cost without --cvar): never negative."
+    )
+    perfect_information_cost_usd: float | None = Field(
+        description="Mean of each sample's own optimum: the cost of knowing the figures."
+    )
+    expected_value_of_perfect_information_usd: float | None
+    cvar_usd: float | None = Field(description="The robust plan's CVaR at cvar_alpha.")
+    point_plan_cvar_usd: float | None
+    tail_premium: float | None = Field(
+        description="Expected cost paid per dollar of CVaR removed against the point plan "
+        "(None where the tail does not shrink)."
+    )
+    program_objective_usd: float | None = Field(
+        description="The stochastic program's objective (placements relaxed): a bound the "
+        "priced figures are compared with."
+    )
+    held_infeasible_samples: int
+    out_of_sample: OutOfSample | None
+
+
 class Plan(_Out):
     """The result of ``placement plan``: the brief's plan JSON."""
 
@@ -595,6 +702,16 @@ class Plan(_Out):
     solver: SolverInfo
     message: str = ""
     run: RunInfo | None = Field(default=None, description="Provenance; None only if unknown.")
+    alternatives: list[Alternative] | None = Field(
+        default=None,
+        description="Near-optimal plans (plan --alternatives SLACK), one per objective found "
+        "within the slack; None when not asked.",
+    )
+    robust: RobustReport | None = Field(
+        default=None,
+        description="plan --robust: the plan's commitments, ports and migration chosen for "
+        "sampled figures at once, and how it compares with the point plan; None when not asked.",
+    )
 
     def gap_asked(self, default: float) -> float:
         """The relative gap the plan was solved to, as its provenance records it (``default``

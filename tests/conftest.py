@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -138,3 +143,70 @@ def assert_consistent(result: PlanResult) -> None:
 
 def placement_of(result: PlanResult) -> dict[str, tuple[str, str]]:
     return {a.workload_id: (a.accelerator, a.pricing) for a in result.plan.assignments}
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on (just now)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def dask_cluster() -> Iterator[str]:
+    """A real Dask cluster: a scheduler and a worker, each its own process, on loopback."""
+    pytest.importorskip("distributed")
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    bin_dir = Path(sys.executable).parent
+    scheduler = subprocess.Popen(
+        [
+            str(bin_dir / "dask"),
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-dashboard",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    worker = subprocess.Popen(
+        [
+            str(bin_dir / "dask"),
+            "worker",
+            address,
+            "--nworkers",
+            "2",
+            "--nthreads",
+            "1",
+            "--no-dashboard",
+            "--host",
+            "127.0.0.1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        from distributed import Client
+
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with Client(address, timeout="5s") as client:
+                    client.wait_for_workers(2, timeout=30)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        yield address
+    finally:
+        for process in (worker, scheduler):
+            process.terminate()
+        for process in (worker, scheduler):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()

@@ -4,11 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +18,7 @@ from placement.pipeline import SolverOptions
 from placement.reading import read_inventory
 from placement.reporting.comparison import render_comparison
 from placement.scenarios import Scenario, read_scenario
+from tests.conftest import free_port
 from tests.test_cli import assert_clean_failure, invoke
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,72 +131,6 @@ def test_results_are_identical_with_one_or_two_workers(tmp_path: Path) -> None:
     assert [comparable(o.plan) for o in one.outcomes] == [comparable(o.plan) for o in two.outcomes]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-def dask_cluster() -> Iterator[str]:
-    """A real Dask cluster: a scheduler and a worker, each its own process, on loopback."""
-    pytest.importorskip("distributed")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    bin_dir = Path(sys.executable).parent
-    scheduler = subprocess.Popen(
-        [
-            str(bin_dir / "dask"),
-            "scheduler",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--no-dashboard",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    worker = subprocess.Popen(
-        [
-            str(bin_dir / "dask"),
-            "worker",
-            address,
-            "--nworkers",
-            "2",
-            "--nthreads",
-            "1",
-            "--no-dashboard",
-            "--host",
-            "127.0.0.1",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        from distributed import Client
-
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with Client(address, timeout="5s") as client:
-                    client.wait_for_workers(2, timeout=30)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.5)
-        yield address
-    finally:
-        for process in (worker, scheduler):
-            process.terminate()
-        for process in (worker, scheduler):
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-
 def test_a_real_dask_cluster_gives_the_local_results(dask_cluster: str) -> None:
     scenarios = [read_scenario(SCENARIOS / f) for f in ("h100_price_cut.yaml", "load_drop_20.yaml")]
     local = whatif(str(SAMPLE), scenarios, workers=1)
@@ -226,7 +156,7 @@ def test_the_cli_on_a_dask_cluster(dask_cluster: str) -> None:
 
 
 def test_an_unreachable_scheduler_is_a_clear_error() -> None:
-    port = _free_port()
+    port = free_port()
     result = invoke(
         "whatif", SAMPLE, SCENARIOS / "nothing.yaml", "--scheduler", f"tcp://127.0.0.1:{port}"
     )

@@ -17,6 +17,7 @@ from placement.cli.catalog import catalog_group
 from placement.cli.history import diff_command, history_command, show_command
 from placement.cli.plan import plan_command, validate_command
 from placement.cli.reference import reference_command
+from placement.cli.risk import risk_command
 from placement.cli.shared import (
     DEBUG_ENV,
     error_document,
@@ -93,6 +94,7 @@ for command in (
     reference_command,
     whatif_command,
     sweep_command,
+    risk_command,
     history_command,
     show_command,
     diff_command,

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 import click
 
 from placement.cli.shared import (
+    CVAR,
+    SLACK,
     catalog_options,
     catalog_source,
     db_option,
@@ -18,8 +20,10 @@ from placement.cli.shared import (
     horizon_option,
     inventory_options,
     output_options,
+    seed_option,
 )
 from placement.solving.choices import DEFAULT_GAP, SOLVERS
+from placement.uncertainty.limits import DEFAULT_ROBUST_SAMPLES, MAX_ROBUST_SAMPLES
 from placement.writing.files import TextParts, check_output_path, is_regular_target, write_files
 
 if TYPE_CHECKING:
@@ -79,6 +83,34 @@ def _view(
 )
 @horizon_option
 @click.option(
+    "--alternatives",
+    type=SLACK,
+    metavar="SLACK",
+    help="Also find near-optimal plans within SLACK of the cost (1% or 0.01) that port the "
+    "fewest families, use the least Trainium2, commit the least or do not migrate; JSON adds "
+    "'alternatives'. See docs/risk.md.",
+)
+@click.option(
+    "--robust",
+    is_flag=True,
+    help="Choose the commitments, ports and migration for sampled futures of the catalog's "
+    "ranges at once (a two-stage stochastic program); JSON adds 'robust'. See docs/risk.md.",
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=2, max=MAX_ROBUST_SAMPLES),
+    help=f"--robust: the futures it plans for (default {DEFAULT_ROBUST_SAMPLES}); as many "
+    "fresh ones check it.",
+)
+@seed_option("--robust: the draws' seed (the same futures as placement risk's).")
+@click.option(
+    "--cvar",
+    type=CVAR,
+    metavar="ALPHA:WEIGHT",
+    help="--robust: weigh the mean cost of the costliest 1-ALPHA of the futures by WEIGHT "
+    "(0 to 1) against the expected cost, e.g. 0.9:0.5.",
+)
+@click.option(
     "--write-model",
     type=click.Path(dir_okay=False),
     help="Also write the MILP to this file (.lp or .mps).",
@@ -130,6 +162,11 @@ def plan_command(
     gap: float,
     scenario_path: str | None,
     horizon: int | None,
+    alternatives: float | None,
+    robust: bool,
+    samples: int | None,
+    seed: int,
+    cvar: tuple[float, float] | None,
     write_model: str | None,
     save: bool,
     cycle: str | None,
@@ -181,6 +218,16 @@ def plan_command(
         raise click.UsageError("--save needs --cycle LABEL (e.g. --cycle 2027-Q1)")
     if cycle and not save:
         raise click.UsageError("--cycle is the label of a saved run: add --save")
+    if alternatives is not None and horizon is not None:
+        raise click.UsageError(
+            "--alternatives varies the steady-state plan; it does not combine with --horizon"
+        )
+    if robust and (horizon is not None or alternatives is not None):
+        raise click.UsageError(
+            "--robust plans the steady state alone: not with --horizon or --alternatives"
+        )
+    if not robust and (samples is not None or cvar is not None):
+        raise click.UsageError("--samples and --cvar go with --robust")
     scenario = read_scenario(scenario_path) if scenario_path is not None else None
     history = None
     if save:  # opened first: a bad --db fails before solving
@@ -201,6 +248,23 @@ def plan_command(
             scenario=scenario,
             horizon=horizon,
         )
+        if robust:
+            from placement.uncertainty.robust import robust_plan
+
+            progress(f"planning for {samples or DEFAULT_ROBUST_SAMPLES} sampled futures at once")
+            result = robust_plan(
+                result.inventory,
+                catalog,
+                samples=samples or DEFAULT_ROBUST_SAMPLES,
+                seed=seed,
+                cvar=cvar,
+                solver=SolverOptions(solver, time_limit, gap),
+            )
+        if alternatives is not None:
+            from placement.uncertainty.alternatives import with_alternatives
+
+            progress(f"finding near-optimal alternatives within {alternatives:.2%}")
+            result = with_alternatives(result, alternatives, SolverOptions(solver, time_limit, gap))
     if history is not None and cycle:
         scenario_text = Path(scenario_path).read_text(encoding="utf-8") if scenario_path else None
         run_id = history.save(result, cycle, scenario_text)

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED, PlacementInputError
 from placement.horizon.limits import MAX_HORIZON_MONTHS
@@ -226,6 +232,66 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
+def seed_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--seed``: where the catalog's figures are drawn from (risk, plan --robust)."""
+    return click.option(
+        "--seed", type=click.IntRange(min=0), default=0, show_default=True, help=help_text
+    )
+
+
+class SlackType(click.ParamType):
+    """A share of the plan's cost: ``1%`` or ``0.01`` (from 0 to 100%)."""
+
+    name = "slack"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        text = str(value).strip()
+        percent = text.endswith("%")
+        try:
+            number = float(text[:-1] if percent else text)
+        except ValueError:
+            number = float("nan")
+        share = number / 100 if percent else number
+        if not 0 <= share <= 1:  # also refuses NaN
+            self.fail(
+                f"{value!r}: expected a share of the cost from 0 to 1, or 0% to 100%", param, ctx
+            )
+        return share
+
+
+SLACK = SlackType()
+"""``--alternatives``' slack."""
+
+
+class CvarType(click.ParamType):
+    """``ALPHA:WEIGHT``: the tail level (0 < alpha < 1) and its weight (0 to 1)."""
+
+    name = "cvar"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, tuple):
+            return value
+        alpha_text, sep, weight_text = str(value).partition(":")
+        try:
+            alpha, weight = float(alpha_text), float(weight_text)
+        except ValueError:
+            alpha = weight = float("nan")
+        if not sep or not 0 < alpha < 1 or not 0 <= weight <= 1:  # also refuses NaN
+            self.fail(
+                f"{value!r}: expected ALPHA:WEIGHT, ALPHA between 0 and 1 (the tail is the "
+                "costliest 1-ALPHA of the futures) and WEIGHT from 0 to 1, e.g. 0.9:0.5",
+                param,
+                ctx,
+            )
+        return (alpha, weight)
+
+
+CVAR = CvarType()
+"""``--cvar``' level and weight."""
+
+
 def batch_exit_code(plans: list[Plan]) -> int:
     """0 when every plan places every workload, 3 when one does not (or has no plan)."""
     complete = all(not p.unplaced and p.status not in ("infeasible", "no_solution") for p in plans)
@@ -244,6 +310,7 @@ def progress_bar(quiet: bool, label: str) -> Iterator[Callable[[int, int], None]
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         console=console,
         transient=True,
     ) as bar:

@@ -122,11 +122,12 @@ class Runner:
 
     def run(
         self,
-        jobs: Sequence[PlanJob],
+        jobs: Sequence[Any],
         progress: Progress | None = None,
-        task: Callable[[PlanJob], Any] = run_job,
+        task: Callable[[Any], Any] = run_job,
     ) -> list[Any]:
-        """Every job's result, in the order given."""
+        """Every job's result (``task`` of it: a plan by default), in the order given. A job
+        is anything ``task``, a module-level function, takes: it is sent to the worker."""
         if self.scheduler is not None:
             client = self._client = self._client or _dask_client(self.scheduler)
             from distributed import as_completed as dask_completed

@@ -22,7 +22,14 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from placement.models.plan import Assignment, Commitment, Plan, ReservedPurchase, Roadmap
+from placement.models.plan import (
+    Assignment,
+    Commitment,
+    Plan,
+    ReservedPurchase,
+    Roadmap,
+    RobustReport,
+)
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.roadmap import (
     MONTH_HEADERS,
@@ -320,12 +327,82 @@ def _decision_sections(plan: Plan) -> list[_Section]:
         sections.append(_Section("Porting and migration", headers, one_offs))
     if plan.moves:
         sections.append(_moves_section(plan))
+    if plan.robust is not None:
+        sections.append(_robust_section(plan.robust))
+    if plan.alternatives is not None:
+        sections.append(_alternatives_section(plan))
     if plan.roadmap is not None:
         summary = roadmap_summary(plan.roadmap)
         sections.append(_Section("Roadmap", ("", ""), summary, text_columns=2, header=False))
         title = "Roadmap by month (cost against staying where the team is)"
         sections.append(_Section(title, MONTH_HEADERS, month_rows(plan.roadmap), 2))
     return sections
+
+
+def _robust_section(robust: RobustReport) -> _Section:
+    """The robust plan against the point plan over the sampled futures."""
+
+    def money(value: float | None) -> str:
+        return "n/a" if value is None else usd(value)
+
+    rows = [
+        ("first stage chosen", robust.chosen),
+        ("expected cost, this plan held", money(robust.expected_cost_usd)),
+        ("expected cost, the point plan held", money(robust.point_plan_expected_cost_usd)),
+        ("value of planning for uncertainty", money(robust.value_of_stochastic_solution_usd)),
+        ("expected cost knowing each future", money(robust.perfect_information_cost_usd)),
+        ("value of knowing", money(robust.expected_value_of_perfect_information_usd)),
+    ]
+    if robust.cvar_alpha is not None:
+        level = f"CVaR {robust.cvar_alpha:g} (weight {robust.cvar_weight:g})"
+        rows.append(
+            (
+                f"{level}, this plan / point plan",
+                f"{money(robust.cvar_usd)} / {money(robust.point_plan_cvar_usd)}",
+            )
+        )
+        if robust.tail_premium is not None:
+            rows.append(("expected $ paid per $ of tail removed", f"{robust.tail_premium:.2f}"))
+    check = robust.out_of_sample
+    if check is not None and check.gap_mean_usd is not None:
+        interval = (
+            f" ({check.confidence:.0%}: {money(check.gap_ci_low_usd)} to "
+            f"{money(check.gap_ci_high_usd)})"
+            if check.gap_ci_low_usd is not None
+            else ""
+        )
+        rows.append(
+            (
+                f"on {check.samples} fresh futures, vs the point plan",
+                f"{money(check.gap_mean_usd)}{interval}",
+            )
+        )
+    if robust.held_infeasible_samples:
+        rows.append(("futures it cannot run in", str(robust.held_infeasible_samples)))
+    title = f"Robust plan ({robust.samples} sampled futures, seed {robust.seed})"
+    return _Section(title, ("", ""), rows, text_columns=1, header=False)
+
+
+def _alternatives_section(plan: Plan) -> _Section:
+    """The near-optimal alternatives: what each gives up in cost for what it saves."""
+    found = plan.alternatives or []
+
+    def measure(value: float, unit: str) -> str:
+        return f"{value:,.0f} {unit}" if value >= 10 else f"{value:g} {unit}"
+
+    rows = [
+        (
+            a.description,
+            f"{a.monthly_cost_usd:,.0f}",
+            f"+{a.within:.2%}",
+            f"{measure(a.plan_measure, a.measure_unit)} -> {measure(a.measure, a.measure_unit)}",
+        )
+        for a in found
+    ]
+    if not rows:
+        rows = [("none within the slack asked", "", "", "")]
+    headers = ("plan with", "$/month", "vs plan", "plan -> alternative")
+    return _Section("Near-optimal alternatives", headers, rows, text_columns=1)
 
 
 def _roadmap_purchase_sections(roadmap: Roadmap) -> list[_Section]:

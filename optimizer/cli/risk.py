@@ -1,0 +1,97 @@
+"""The ``risk`` command: the point plan against the catalog's ranges, by Monte Carlo."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from placement.cli.shared import (
+    batch_options,
+    catalog_options,
+    catalog_source,
+    emit,
+    guard,
+    inventory_options,
+    output_options,
+    progress_bar,
+    seed_option,
+)
+from placement.errors import EXIT_OK, EXIT_UNPLACED
+from placement.uncertainty.limits import MAX_SAMPLES
+from placement.writing.files import check_output_path
+
+
+@click.command("risk")
+@click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1, max=MAX_SAMPLES),
+    default=1000,
+    show_default=True,
+    help="Futures to draw from the catalog's ranges.",
+)
+@seed_option("The draws' seed: the same seed gives the same figures, whoever runs the samples.")
+@inventory_options
+@catalog_options
+@batch_options
+@output_options
+@guard
+def risk_command(
+    inventory: str,
+    samples: int,
+    seed: int,
+    input_format: str | None,
+    sheet: str | None,
+    catalog_path: str | None,
+    overrides: tuple[str, ...],
+    solver: str,
+    time_limit: float | None,
+    gap: float,
+    workers: int | None,
+    scheduler: str | None,
+    fmt: str,
+    output: str | None,
+    quiet: bool,
+) -> None:
+    """How sure the plan is: the catalog's ranges sampled, every sample planned.
+
+    Plans the inventory at the catalog's points, then in --samples futures drawn from every
+    range (each by its distribution; linked figures together, docs/risk.md). Shows the spread
+    of each future's optimum and of the point plan held fixed (its commitments, ports and
+    migration kept, placement chosen again), its regret, how likely migrating pays, which
+    figures move the cost most and how often each workload lands on Trainium2. Samples run in
+    parallel (--workers, or a Dask cluster with --scheduler); the results are the same either
+    way for a seed.
+
+    \b
+    Examples:
+        placement risk inputs/sample_inventory.csv --samples 200 --seed 7
+        placement risk inv.csv --samples 1000 --format json -o risk.json
+        placement risk inv.csv --set accelerators.h100.on_demand_usd_per_chip_hour.low=3
+
+    Exit code 0: the point plan places every workload; 2: bad input; 3: it leaves workloads
+    unplaced or has no solution.
+    """
+    from placement.comparing.batch import planned_inventory
+    from placement.reporting.risk import render_risk
+    from placement.solving.solver import SolverOptions
+    from placement.uncertainty.risk import risk
+
+    if output is not None:
+        check_output_path(output)
+    source = catalog_source(catalog_path, overrides)
+    inv = planned_inventory(inventory, source, input_format, sheet)
+    with progress_bar(quiet, "sampling") as advance:
+        result = risk(
+            inv,
+            source,
+            samples=samples,
+            seed=seed,
+            solver=SolverOptions(solver, time_limit, gap),
+            workers=workers,
+            scheduler=scheduler,
+            progress=advance,
+        )
+    emit(lambda console: render_risk(result, fmt, console), output, quiet)
+    sys.exit(EXIT_OK if result.point_plan_complete else EXIT_UNPLACED)

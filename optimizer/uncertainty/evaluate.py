@@ -1,0 +1,262 @@
+"""One sample of the figures, planned: its optimum, its baselines, and the base plan held fixed.
+
+A sample is the catalog with every uncertain figure at the sample's value (``sampling``). For
+each, in the order a worker runs them:
+
+- **the optimum**: the steady-state plan of the sample's catalog, solved as ``plan`` solves it
+  (from the greedy start, proven by the relaxation where it can be);
+- **the best without migrating** (``all_h100_usd``): the baselines' optimum with only the
+  platforms adopted today (``baselines.all_h100_optimal_usd``);
+- **staying where the team is** (``staying_usd``): every workload with a
+  ``current_accelerator`` there, every other one on an adopted platform with nothing ported;
+- **the base plan held fixed** (``base_plan_usd``): the point plan's commitments, ports and
+  migration (its first stage) fixed and paid at the sample's figures, where work runs and what
+  is paid on demand chosen again (``formulating.first_stage``). None where the held decisions
+  leave a workload nowhere to run.
+
+The base plan held fixed is a plan of the sample's model, so the sample's optimum is never
+above it: where a solve's gap leaves the optimum found above it, the held plan is the best plan
+known for the sample and the optimum takes its cost (regret is then 0, never negative).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from placement.analysing.baselines import compute_baselines
+from placement.analysing.extract import Solution
+from placement.estimating import Estimates, estimate
+from placement.formulating.build import build_model
+from placement.formulating.first_stage import FirstStage, FirstStageInfeasible, hold_first_stage
+from placement.formulating.model import PlacementModel
+from placement.models.catalog import Catalog
+from placement.pipeline import solve_from_greedy
+from placement.reading import Inventory
+from placement.solving.solver import SolveResult, SolverOptions
+from placement.solving.whole_chips import solve_plan_model
+from placement.uncertainty.sampling import Figure, with_figures
+
+
+@dataclass(frozen=True)
+class SampleOutcome:
+    """What one sample's plans cost (monthly USD; None where undefined) and where its optimum
+    runs each workload (by inventory position; None: unplaced). ``error``: why the sample could
+    not be planned (its figures are then not counted)."""
+
+    index: int
+    optimal_usd: float | None = None
+    base_plan_usd: float | None = None
+    all_h100_usd: float | None = None
+    staying_usd: float | None = None
+    placement: tuple[str | None, ...] = ()
+    held_note: str = ""
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class SampleBatch:
+    """Samples for one worker task: the inventory and the catalog as plain data (sent once per
+    batch), the figures drawn, each sample's (index, values), the base plan's first stage and
+    how to solve."""
+
+    inventory: Inventory
+    document: dict[str, Any]
+    figures: tuple[Figure, ...]
+    samples: tuple[tuple[int, tuple[float, ...]], ...]
+    first_stage: FirstStage
+    solver: SolverOptions
+
+
+def first_stage_of(solution: Solution | None) -> FirstStage:
+    """The commitments bought, the ports and the migrations of a solved plan (nothing where
+    there is no solution)."""
+    if solution is None:
+        return FirstStage.nothing()
+    products = solution.products
+    reserved = products[products["kind"].eq("reserved")]
+    plans = products[products["kind"].eq("savings_plan")]
+    return FirstStage(
+        units={
+            str(key): int(units)
+            for key, units in zip(reserved["product"], reserved["units_bought"], strict=True)
+            if units
+        },
+        plan_usd={
+            str(key): float(usd)
+            for key, usd in zip(plans["product"], plans["usd_per_hour_bought"], strict=True)
+            if usd
+        },
+        ported=frozenset(
+            (str(f), str(s))
+            for f, s in zip(solution.ported["family"], solution.ported["platform"], strict=True)
+        ),
+        adopted=frozenset(solution.adopted),
+    )
+
+
+def evaluate_batch(batch: SampleBatch) -> list[SampleOutcome]:
+    """Every sample of the batch (a module-level function: worker processes and Dask call it).
+    A sample that fails is recorded with its error; the others go on."""
+    document = batch.document
+    figures = list(batch.figures)
+    outcomes = []
+    for index, values in batch.samples:
+        try:
+            catalog = with_figures(document, figures, values)
+            outcomes.append(
+                evaluate_sample(index, batch.inventory, catalog, batch.first_stage, batch.solver)
+            )
+        except Exception as err:
+            outcomes.append(SampleOutcome(index, error=f"{type(err).__name__}: {err}"))
+    return outcomes
+
+
+def evaluate_sample(
+    index: int,
+    inventory: Inventory,
+    catalog: Catalog,
+    stage: FirstStage,
+    solver: SolverOptions,
+) -> SampleOutcome:
+    """The sample's optimum, baselines and held base plan (see the module's docstring)."""
+    estimates = estimate(inventory.workloads, catalog)
+    greedy, result, solution = solve_from_greedy(estimates, catalog, solver)
+    baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
+    held, note = held_plan_usd(estimates, catalog, stage, solver)
+    optimal = result.objective if result.has_solution else None
+    if optimal is not None and held is not None:
+        optimal = min(optimal, held)
+    all_h100 = baselines.all_h100_optimal_usd
+    return SampleOutcome(
+        index=index,
+        optimal_usd=optimal,
+        base_plan_usd=held,
+        all_h100_usd=all_h100,
+        staying_usd=staying_usd(estimates, catalog, solver, all_h100),
+        placement=_placement(estimates, solution),
+        held_note=note,
+    )
+
+
+def solve_held(
+    estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
+) -> tuple[PlacementModel, SolveResult]:
+    """The plan's model for these estimates with ``stage`` held (its sunk decisions in the
+    objective), solved as every plan is. Raises ``FirstStageInfeasible`` where the stage
+    leaves a workload nowhere to run."""
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
+    sunk = hold_first_stage(model, stage, catalog)
+    objective = model.problem.objective
+    if objective is not None:
+        objective.constant += sunk
+    return model, solve_plan_model(model, catalog, solver)
+
+
+def held_plan_usd(
+    estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
+) -> tuple[float | None, str]:
+    """The monthly cost of the sample's best placement under the held first stage, and why
+    there is none where there is none."""
+    try:
+        _, result = solve_held(estimates, catalog, stage, solver)
+    except FirstStageInfeasible as err:
+        return None, str(err)
+    if not result.has_solution or result.objective is None:
+        return (
+            None,
+            f"no placement fits the held commitments, ports and migration ({result.status})",
+        )
+    return result.objective, ""
+
+
+def staying_usd(
+    estimates: Estimates, catalog: Catalog, solver: SolverOptions, no_migration: float | None
+) -> float | None:
+    """Staying where the team is: each workload with a current accelerator there, the others on
+    adopted platforms with nothing ported; commitments chosen as in any plan. Without current
+    accelerators that is the best plan without migrating (``no_migration``). None where a
+    placeable workload cannot stay."""
+    workloads = estimates.workloads
+    if "current_accelerator" not in workloads or workloads["current_accelerator"].isna().all():
+        return no_migration
+    options = estimates.options
+    current = options["workload"].map(workloads["current_accelerator"])
+    new_here = current.isna() & ~options["needs_migration"] & ~options["needs_port"]
+    allowed = options["feasible"] & (new_here | options["accelerator"].eq(current))
+    placeable = set(options.loc[options["feasible"], "workload"])
+    if set(options.loc[allowed, "workload"]) != placeable:
+        return None
+    restricted = options.assign(feasible=allowed)
+    model = build_model(restricted, workloads["id"].tolist(), catalog)
+    result = solve_plan_model(model, catalog, solver)
+    return result.objective if result.has_solution else None
+
+
+def _placement(estimates: Estimates, solution: Solution | None) -> tuple[str | None, ...]:
+    """The accelerator of each workload in the solution, by inventory position."""
+    where: dict[int, str] = {}
+    if solution is not None:
+        chosen = solution.chosen
+        where = dict(
+            zip(chosen["workload"].astype(int), chosen["accelerator"].astype(str), strict=True)
+        )
+    return tuple(where.get(i) for i in range(len(estimates.workloads)))
+
+
+def placement_frame(outcomes: list[SampleOutcome], ids: list[str]) -> pd.DataFrame:
+    """Where each workload runs in each sample's optimum: one row per sample, one column per
+    workload id (failed samples left out)."""
+    rows = [o.placement for o in outcomes if o.error is None]
+    return pd.DataFrame(rows, columns=ids)
+
+
+@dataclass(frozen=True)
+class StageBatch:
+    """Samples in which to price several first stages held fixed (and, if ``optimum``, each
+    sample's own optimum): for ``plan --robust``."""
+
+    inventory: Inventory
+    document: dict[str, Any]
+    figures: tuple[Figure, ...]
+    samples: tuple[tuple[int, tuple[float, ...]], ...]
+    stages: tuple[FirstStage, ...]
+    solver: SolverOptions
+    optimum: bool = True
+
+
+@dataclass(frozen=True)
+class StageCosts:
+    """One sample: its optimum (None where not asked or not found) and each stage's held cost
+    (None where the stage cannot run there)."""
+
+    index: int
+    optimal_usd: float | None = None
+    held_usd: tuple[float | None, ...] = ()
+    error: str | None = None
+
+
+def price_stages(batch: StageBatch) -> list[StageCosts]:
+    """Every sample of the batch (a module-level function for worker processes and Dask)."""
+    figures = list(batch.figures)
+    out = []
+    for index, values in batch.samples:
+        try:
+            catalog = with_figures(batch.document, figures, values)
+            estimates = estimate(batch.inventory.workloads, catalog)
+            held = tuple(
+                held_plan_usd(estimates, catalog, stage, batch.solver)[0] for stage in batch.stages
+            )
+            optimal = None
+            if batch.optimum:
+                _, result, _ = solve_from_greedy(estimates, catalog, batch.solver)
+                optimal = result.objective if result.has_solution else None
+                known = [h for h in held if h is not None]
+                if optimal is not None and known:
+                    optimal = min(optimal, *known)
+            out.append(StageCosts(index, optimal, held))
+        except Exception as err:
+            out.append(StageCosts(index, error=f"{type(err).__name__}: {err}"))
+    return out

@@ -1,0 +1,144 @@
+"""Drawing the catalog's uncertain figures.
+
+Every range (``low``, ``point``, ``high``) whose low and high differ is a figure drawn per
+sample, by its distribution: ``uniform`` on [low, high], or ``triangular`` with its mode at the
+point. Figures linked in the catalog's ``uncertainty.linked`` share a common factor (a
+one-factor Gaussian copula): with correlation rho, figure i of a group draws
+
+.. math:: z_i = \\sqrt{\\rho}\\, Z_g + \\sqrt{1 - \\rho}\\, \\varepsilon_i,\\qquad
+    u_i = \\Phi(z_i) \\ (\\text{or } 1 - \\Phi(z_i) \\text{ for a figure linked ``against``})
+
+and takes the value at quantile ``u_i`` of its own distribution, so any two are correlated
+``rho`` before that mapping and move in lockstep at ``rho = 1``. A figure linked nowhere draws
+its own ``u``.
+
+Sample ``i`` of seed ``s`` is drawn from a generator seeded with ``(s, i)`` alone: its figures
+are the same whichever process, batch or cluster draws it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from placement.models.catalog import Catalog, Range, uncertain_ranges
+
+_NORMAL = NormalDist()
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One uncertain figure: its dotted path, range and distribution, and the group it is
+    linked in (None: drawn on its own) with its sense there."""
+
+    path: str
+    low: float
+    point: float
+    high: float
+    distribution: str
+    group: str | None = None
+    against: bool = False
+
+    def at(self, u: float) -> float:
+        """The value at quantile ``u`` (0 to 1) of the figure's distribution."""
+        low, mode, high = self.low, self.point, self.high
+        if self.distribution == "uniform":
+            return low + u * (high - low)
+        # Triangular: the inverse of its piecewise-quadratic distribution function.
+        cut = (mode - low) / (high - low)
+        if u < cut:
+            return low + math.sqrt(u * (high - low) * (mode - low))
+        return high - math.sqrt((1 - u) * (high - low) * (high - mode))
+
+
+def uncertain_figures(catalog: Catalog) -> list[Figure]:
+    """The catalog's figures that vary (low below high), in the catalog's order."""
+    uncertainty = catalog.uncertainty
+    default = uncertainty.default_distribution if uncertainty else "triangular"
+    linked = {
+        path: (group, sense == "against")
+        for group, figures in (uncertainty.linked.items() if uncertainty else ())
+        for path, sense in figures.figures.items()
+    }
+    figures = []
+    for path, figure in uncertain_ranges(catalog).items():
+        if figure.high <= figure.low:
+            continue
+        group, against = linked.get(path, (None, False))
+        figures.append(_figure(path, figure, figure.distribution or default, group, against))
+    return figures
+
+
+def _figure(
+    path: str, figure: Range[float], distribution: str, group: str | None, against: bool
+) -> Figure:
+    return Figure(
+        path,
+        float(figure.low),
+        float(figure.value),
+        float(figure.high),
+        distribution,
+        group,
+        against,
+    )
+
+
+def draw_quantiles(
+    figures: list[Figure], correlations: dict[str, float], seed: int, index: int
+) -> list[float]:
+    """Sample ``index``'s quantile of every figure (see the module's formula)."""
+    rng = np.random.default_rng([seed, index])
+    groups = sorted(correlations)
+    common = dict(zip(groups, rng.standard_normal(len(groups)), strict=True))
+    own = rng.standard_normal(len(figures))
+    quantiles = []
+    for figure, epsilon in zip(figures, own, strict=True):
+        if figure.group is None:
+            z = float(epsilon)
+        else:
+            rho = correlations[figure.group]
+            z = math.sqrt(rho) * float(common[figure.group]) + math.sqrt(1 - rho) * float(epsilon)
+        u = _NORMAL.cdf(z)
+        quantiles.append(1 - u if figure.against else u)
+    return quantiles
+
+
+def draw_values(catalog: Catalog, figures: list[Figure], seed: int, count: int) -> np.ndarray:
+    """The figures' values in each of ``count`` samples: one row per sample, one column per
+    figure."""
+    correlations = (
+        {g: linked.correlation for g, linked in catalog.uncertainty.linked.items()}
+        if catalog.uncertainty
+        else {}
+    )
+    values = np.empty((count, len(figures)))
+    for index in range(count):
+        quantiles = draw_quantiles(figures, correlations, seed, index)
+        values[index] = [f.at(u) for f, u in zip(figures, quantiles, strict=True)]
+    return values
+
+
+def catalog_document(catalog: Catalog) -> dict[str, Any]:
+    """The catalog as plain data, to which a sample's figures are written (``with_figures``)."""
+    return catalog.model_dump(mode="json")
+
+
+def with_figures(
+    document: dict[str, Any], figures: list[Figure], values: Sequence[float]
+) -> Catalog:
+    """The catalog with each figure's point at the sample's value (its low and high kept, so the
+    sampled catalog is checked exactly like the file)."""
+    sampled = copy.deepcopy(document)
+    for figure, value in zip(figures, values, strict=True):
+        node: Any = sampled
+        for key in figure.path.split("."):
+            node = node[int(key)] if isinstance(node, list) else node[key]
+        # Inside [low, high] by construction; clipped against the last bit of rounding.
+        node["point"] = min(max(float(value), node["low"]), node["high"])
+    return Catalog.model_validate(sampled)
