@@ -44,6 +44,9 @@ FEATURES: tuple[str, ...] = get_args(Feature)
 """The features a workload can need, in catalog order (the order ``features`` is stored in)."""
 REQUIRED_COLUMNS: tuple[str, ...] = ("id", "kind", "model_family", "params_b")
 VOLUME_COLUMNS: tuple[str, ...] = ("monthly_tokens_b", "h100_gpu_hours")
+VOLUME_RANGE_COLUMNS: tuple[str, ...] = ("volume_low", "volume_high")
+"""The range of the row's volume, in the unit of its volume column: ``placement risk`` draws
+the volume from it (docs/risk.md); planning uses the volume itself."""
 OPTIONAL_COLUMNS: tuple[str, ...] = (
     "precision",
     *VOLUME_COLUMNS,
@@ -62,6 +65,7 @@ OPTIONAL_COLUMNS: tuple[str, ...] = (
     "start_month",
     "end_month",
     "monthly_growth",
+    *VOLUME_RANGE_COLUMNS,
 )
 KNOWN_COLUMNS: tuple[str, ...] = REQUIRED_COLUMNS + OPTIONAL_COLUMNS
 NUMBER_COLUMNS: tuple[str, ...] = (
@@ -76,6 +80,7 @@ NUMBER_COLUMNS: tuple[str, ...] = (
     "start_month",
     "end_month",
     "monthly_growth",
+    *VOLUME_RANGE_COLUMNS,
 )
 MONTH_COLUMNS: tuple[str, ...] = ("start_month", "end_month")
 """Number columns that hold whole months (month 1 is the first month planned)."""
@@ -139,6 +144,18 @@ BOUNDS: dict[str, Bound] = {
         "elevenfold in a month is a unit mistake (a percentage written as a number)",
     ),
 }
+# A volume's range is in the unit of the row's volume column: the wider of the two bounds.
+BOUNDS.update(
+    {
+        column: Bound(
+            column,
+            minimum=0,
+            maximum=BOUNDS["h100_gpu_hours"].maximum,
+            why="the volume's own bound (in its column's unit)",
+        )
+        for column in VOLUME_RANGE_COLUMNS
+    }
+)
 """Every number column's accepted range; the upper bounds reflect physics and money with a wide
 margin: a value beyond one is a typo or a unit mistake, never a real workload (docs/inputs.md,
 "Columns")."""
@@ -189,6 +206,10 @@ EXPECTED: dict[str, str] = {
     "end_month": "a whole number of months >= 1 and at most 120, or empty",
     "monthly_growth": _a_number(BOUNDS["monthly_growth"])
     + " (a fraction: 0.05 is 5% a month), or empty",
+    "volume_low": _a_number(BOUNDS["volume_low"])
+    + " in the unit of the row's volume column, at most the volume, or empty",
+    "volume_high": _a_number(BOUNDS["volume_high"])
+    + " in the unit of the row's volume column, at least the volume, or empty",
 }
 """What each column expects, in the words a planner reads after "expected"."""
 
@@ -399,6 +420,12 @@ def _combination_errors(data: dict[str, Any]) -> list[InitErrorDetails]:
     start, end = _as_number(data.get("start_month")), _as_number(data.get("end_month"))
     if start is not None and end is not None and end < start:
         add("end_month", f"at least start_month ({start:g}): a workload ends after it starts")
+    volume = _as_number(data.get("monthly_tokens_b" if has_tokens else "h100_gpu_hours"))
+    low, high = _as_number(data.get("volume_low")), _as_number(data.get("volume_high"))
+    if volume is not None and low is not None and low > volume:
+        add("volume_low", f"at most the volume ({volume:g}): the low end of its range")
+    if volume is not None and high is not None and high < volume:
+        add("volume_high", f"at least the volume ({volume:g}): the high end of its range")
     active, total = _as_number(data.get("active_params_b")), _as_number(data.get("params_b"))
     if active is not None and total is not None and active > total:
         add("active_params_b", "at most params_b (the active parameters are part of the total)")
@@ -496,6 +523,12 @@ class Workload(BaseModel):
     end_month: Annotated[float | None, BeforeValidator(_month("end_month"))] = None
     monthly_growth: Annotated[
         float | None, BeforeValidator(_number("monthly_growth", required=False))
+    ] = None
+    volume_low: Annotated[float | None, BeforeValidator(_number("volume_low", required=False))] = (
+        None
+    )
+    volume_high: Annotated[
+        float | None, BeforeValidator(_number("volume_high", required=False))
     ] = None
 
     @field_validator("serving", mode="after")

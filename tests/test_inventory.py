@@ -62,6 +62,8 @@ EXPECTED = pd.DataFrame(
         "start_month": [np.nan, np.nan, np.nan],
         "end_month": [np.nan, np.nan, np.nan],
         "monthly_growth": [np.nan, np.nan, np.nan],
+        "volume_low": [np.nan, np.nan, np.nan],
+        "volume_high": [np.nan, np.nan, np.nan],
         "needs_flash_attention": [True, False, False],
         "needs_lora": [False, False, True],
         "needs_lora_multi_rank": [False, False, False],

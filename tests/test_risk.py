@@ -357,3 +357,62 @@ def test_the_command_prints_the_documented_keys(tmp_path: Path) -> None:
 @pytest.mark.parametrize("samples", ["0", "-3", "1.5", "1000001"])
 def test_bad_sample_counts_are_usage_errors(samples: str) -> None:
     assert_clean_failure(invoke("risk", SAMPLE, "--samples", samples))
+
+
+# --- uncertainty stated in the inventory ------------------------------------------------
+
+
+def _fixed_catalog() -> Catalog:
+    """The simple catalog with every range at its point (nothing drawn from it)."""
+    data = simple_catalog_dict()
+    catalog = Catalog.model_validate(data)
+    for where in uncertain_ranges(catalog):
+        node = _node(data, where)
+        value = node.get("point")
+        value = (node["low"] + node["high"]) / 2 if value is None else value
+        node.update(low=value, high=value, point=value)
+    return Catalog.model_validate(data)
+
+
+def test_a_volume_range_is_drawn_and_drives_the_cost() -> None:
+    catalog = _fixed_catalog()
+    rows = [
+        workload("a", h100_gpu_hours=1000, volume_low=500, volume_high=2000),
+        workload("b", h100_gpu_hours=1000),
+    ]
+    inventory = inventory_of(rows, catalog)
+    figures = uncertain_figures(catalog)
+    assert figures == []
+    result = risk(inventory, catalog, samples=8, seed=1, solver=EXACT, workers=1)
+    assert_invariants(result)
+    assert [f.path for f in result.figures] == ["inventory.a.h100_gpu_hours"]
+    assert result.figures[0].low == 500 and result.figures[0].high == 2000
+    assert result.drivers[0].path == "inventory.a.h100_gpu_hours"
+    assert result.drivers[0].effect_usd > 0
+    costs = {s.optimal_usd for s in result.sample_costs}
+    assert len(costs) > 1  # the volume moves the cost
+
+
+def test_a_volume_range_of_zero_width_is_certain() -> None:
+    catalog = _fixed_catalog()
+    rows = [workload("a", h100_gpu_hours=1000, volume_low=1000, volume_high=1000)]
+    result = risk(inventory_of(rows, catalog), catalog, samples=3, seed=1, solver=EXACT, workers=1)
+    assert result.figures == []
+    assert result.optimal_cost_usd.p10 == result.optimal_cost_usd.p90 == result.point_plan_cost_usd
+
+
+@pytest.mark.parametrize(
+    ("cells", "column"),
+    [("1000,1200,2000", "volume_low"), ("1000,500,900", "volume_high"), ("1000,-1,", "volume_low")],
+)
+def test_a_volume_range_around_the_volume_is_checked(
+    tmp_path: Path, cells: str, column: str
+) -> None:
+    path = tmp_path / "inv.csv"
+    path.write_text(
+        "id,kind,model_family,params_b,h100_gpu_hours,volume_low,volume_high\n"
+        f"a,training,llama,8,{cells}\n"
+    )
+    result = invoke("risk", path, "--samples", "2")
+    assert_clean_failure(result)
+    assert f"column '{column}'" in result.stderr

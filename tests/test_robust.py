@@ -160,3 +160,23 @@ def test_the_command_adds_the_robust_block(tmp_path: Path) -> None:
 def test_robust_usage_errors(tmp_path: Path, args: list[str]) -> None:
     catalog_file, inventory = _files(tmp_path)
     assert_clean_failure(invoke("plan", inventory, "--catalog", catalog_file, *args))
+
+
+def test_an_uncertain_volume_in_the_inventory_is_planned_for() -> None:
+    """The newsvendor again, the demand's range given in the inventory: 1,000 GPU-hours,
+    from 500 to 1,500."""
+    data = simple_catalog_dict()
+    _node(data, "pricing_options.reserved_1yr.discount_vs_on_demand").update(
+        low=0.2, high=0.2, point=0.2
+    )
+    catalog = one_uncertain_figure(data, TRN2_PRICE, 1.0, 1.0)
+    row = workload(
+        "a", h100_gpu_hours=1000, volume_low=500, volume_high=1500, pinned_accelerator="h100"
+    )
+    result = robust_plan(
+        inventory_of([row], catalog), catalog, samples=16, seed=5, solver=EXACT, workers=1
+    )
+    report = result.plan.robust
+    assert report is not None
+    _assert_sound(report)
+    assert _reserved_units(result) < 10

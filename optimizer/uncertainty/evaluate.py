@@ -37,7 +37,7 @@ from placement.pipeline import solve_from_greedy
 from placement.reading import Inventory
 from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.whole_chips import solve_plan_model
-from placement.uncertainty.sampling import Figure, with_figures
+from placement.uncertainty.sampling import Figure, sampled
 
 
 @dataclass(frozen=True)
@@ -105,9 +105,9 @@ def evaluate_batch(batch: SampleBatch) -> list[SampleOutcome]:
     outcomes = []
     for index, values in batch.samples:
         try:
-            catalog = with_figures(document, figures, values)
+            catalog, inventory = sampled(document, batch.inventory, figures, values)
             outcomes.append(
-                evaluate_sample(index, batch.inventory, catalog, batch.first_stage, batch.solver)
+                evaluate_sample(index, inventory, catalog, batch.first_stage, batch.solver)
             )
         except Exception as err:
             outcomes.append(SampleOutcome(index, error=f"{type(err).__name__}: {err}"))
@@ -244,8 +244,8 @@ def price_stages(batch: StageBatch) -> list[StageCosts]:
     out = []
     for index, values in batch.samples:
         try:
-            catalog = with_figures(batch.document, figures, values)
-            estimates = estimate(batch.inventory.workloads, catalog)
+            catalog, inventory = sampled(batch.document, batch.inventory, figures, values)
+            estimates = estimate(inventory.workloads, catalog)
             held = tuple(
                 held_plan_usd(estimates, catalog, stage, batch.solver)[0] for stage in batch.stages
             )

@@ -43,6 +43,7 @@ from placement.uncertainty.sampling import (
     Figure,
     catalog_document,
     draw_values,
+    inventory_figures,
     uncertain_figures,
 )
 from placement.uncertainty.summary import (
@@ -98,7 +99,7 @@ def risk(
         )
     )
     point = plan(inv, given, solver)
-    figures = uncertain_figures(model)
+    figures = uncertain_figures(model) + inventory_figures(inv.workloads, model)
     values = draw_values(model, figures, seed, samples)
     stage = first_stage_of(point.solution)
     if figures:

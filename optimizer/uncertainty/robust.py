@@ -51,8 +51,9 @@ from placement.uncertainty.sampling import (
     Figure,
     catalog_document,
     draw_values,
+    inventory_figures,
+    sampled,
     uncertain_figures,
-    with_figures,
 )
 
 CONFIDENCE = 0.95
@@ -86,12 +87,12 @@ def robust_plan(
     point = plan(inventory, catalog, solver)
     model = point.catalog
     point_stage = first_stage_of(point.solution)
-    figures = uncertain_figures(model)
+    figures = uncertain_figures(model) + inventory_figures(point.inventory.workloads, model)
     fresh = samples if out_of_sample is None else out_of_sample
     values = draw_values(model, figures, seed, samples + fresh)
     document = catalog_document(model)
-    catalogs = [with_figures(document, figures, row) for row in values[:samples]]
-    program_stage, program_objective = _solve_program(point, catalogs, alpha, weight, solver)
+    futures = [sampled(document, point.inventory, figures, row) for row in values[:samples]]
+    program_stage, program_objective = _solve_program(point, futures, alpha, weight, solver)
     stages = (program_stage, point_stage)
     with Runner(workers, scheduler) as runner:
         priced = _price(
@@ -137,15 +138,15 @@ def robust_plan(
 
 def _solve_program(
     point: PlanResult,
-    catalogs: list[Catalog],
+    futures: list[tuple[Catalog, Inventory]],
     alpha: float | None,
     weight: float,
     solver: SolverOptions,
 ) -> tuple[FirstStage, float | None]:
     """The stochastic program's first stage over the samples, and its objective."""
     ids = point.estimates.workloads["id"].tolist()
-    models = [build_model(estimate(point.inventory.workloads, c).options, ids, c) for c in catalogs]
-    form = extensive_form(models, catalogs, alpha or 0.95, weight)
+    models = [build_model(estimate(inv.workloads, c).options, ids, c) for c, inv in futures]
+    form = extensive_form(models, [c for c, _ in futures], alpha or 0.95, weight)
     result = solve_model(form, solver.solver, solver.time_limit_s, solver.gap)
     if not result.has_solution:
         return FirstStage.nothing(), None

@@ -10,7 +10,8 @@ one-factor Gaussian copula): with correlation rho, figure i of a group draws
 
 and takes the value at quantile ``u_i`` of its own distribution, so any two are correlated
 ``rho`` before that mapping and move in lockstep at ``rho = 1``. A figure linked nowhere draws
-its own ``u``.
+its own ``u``. A workload whose ``volume_low``/``volume_high`` give its volume a range is a
+figure too (``inventory_figures``), drawn on its own, its mode at the volume given.
 
 Sample ``i`` of seed ``s`` is drawn from a generator seeded with ``(s, i)`` alone: its figures
 are the same whichever process, batch or cluster draws it.
@@ -21,13 +22,15 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from placement.models.catalog import Catalog, Range, uncertain_ranges
+from placement.reading import Inventory
 
 _NORMAL = NormalDist()
 
@@ -44,6 +47,9 @@ class Figure:
     distribution: str
     group: str | None = None
     against: bool = False
+    # An inventory figure: the workload's row (position) and its volume column.
+    row: int | None = None
+    column: str | None = None
 
     def at(self, u: float) -> float:
         """The value at quantile ``u`` (0 to 1) of the figure's distribution."""
@@ -72,6 +78,35 @@ def uncertain_figures(catalog: Catalog) -> list[Figure]:
             continue
         group, against = linked.get(path, (None, False))
         figures.append(_figure(path, figure, figure.distribution or default, group, against))
+    return figures
+
+
+def inventory_figures(workloads: pd.DataFrame, catalog: Catalog) -> list[Figure]:
+    """The volume of every workload whose ``volume_low``/``volume_high`` give it a range
+    (path ``inventory.<id>.<column>``), drawn each on its own by the catalog's default
+    distribution, its mode at the volume given."""
+    if "volume_low" not in workloads or "volume_high" not in workloads:
+        return []
+    uncertainty = catalog.uncertainty
+    distribution = uncertainty.default_distribution if uncertainty else "triangular"
+    figures = []
+    for row, (wid, tokens, hours, low, high) in enumerate(
+        zip(
+            workloads["id"],
+            workloads["monthly_tokens_b"],
+            workloads["h100_gpu_hours"],
+            workloads["volume_low"],
+            workloads["volume_high"],
+            strict=True,
+        )
+    ):
+        column = "monthly_tokens_b" if pd.notna(tokens) else "h100_gpu_hours"
+        volume = float(tokens if pd.notna(tokens) else hours)
+        low = volume if pd.isna(low) else float(low)
+        high = volume if pd.isna(high) else float(high)
+        if high > low:
+            path = f"inventory.{wid}.{column}"
+            figures.append(Figure(path, low, volume, high, distribution, row=row, column=column))
     return figures
 
 
@@ -136,9 +171,32 @@ def with_figures(
     sampled catalog is checked exactly like the file)."""
     sampled = copy.deepcopy(document)
     for figure, value in zip(figures, values, strict=True):
+        if figure.row is not None:
+            continue  # an inventory figure (with_volumes)
         node: Any = sampled
         for key in figure.path.split("."):
             node = node[int(key)] if isinstance(node, list) else node[key]
         # Inside [low, high] by construction; clipped against the last bit of rounding.
         node["point"] = min(max(float(value), node["low"]), node["high"])
     return Catalog.model_validate(sampled)
+
+
+def with_volumes(inventory: Inventory, figures: list[Figure], values: Sequence[float]) -> Inventory:
+    """The inventory with each inventory figure's volume at the sample's value."""
+    drawn = [(f, v) for f, v in zip(figures, values, strict=True) if f.row is not None]
+    if not drawn:
+        return inventory
+    workloads = inventory.workloads.copy()
+    for figure, value in drawn:
+        assert figure.row is not None and figure.column is not None
+        workloads.iloc[figure.row, workloads.columns.get_loc(figure.column)] = min(
+            max(float(value), figure.low), figure.high
+        )
+    return replace(inventory, workloads=workloads)
+
+
+def sampled(
+    document: dict[str, Any], inventory: Inventory, figures: list[Figure], values: Sequence[float]
+) -> tuple[Catalog, Inventory]:
+    """One sample: the catalog and the inventory with its figures."""
+    return with_figures(document, figures, values), with_volumes(inventory, figures, values)
