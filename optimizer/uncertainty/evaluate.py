@@ -195,14 +195,17 @@ def staying_usd(
     return result.objective if result.has_solution else None
 
 
+def placement_of(solution: Solution | None) -> dict[int, str]:
+    """Where the solution runs each workload it places (inventory position -> accelerator)."""
+    if solution is None:
+        return {}
+    chosen = solution.chosen
+    return dict(zip(chosen["workload"].astype(int), chosen["accelerator"].astype(str), strict=True))
+
+
 def _placement(estimates: Estimates, solution: Solution | None) -> tuple[str | None, ...]:
     """The accelerator of each workload in the solution, by inventory position."""
-    where: dict[int, str] = {}
-    if solution is not None:
-        chosen = solution.chosen
-        where = dict(
-            zip(chosen["workload"].astype(int), chosen["accelerator"].astype(str), strict=True)
-        )
+    where = placement_of(solution)
     return tuple(where.get(i) for i in range(len(estimates.workloads)))
 
 

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
-import pandas as pd
 
 from placement.catalog import CatalogSource, read_catalog
 from placement.comparing.batch import Runner
@@ -36,6 +35,7 @@ from placement.uncertainty.evaluate import (
     evaluate_batch,
     first_stage_of,
     placement_frame,
+    placement_of,
     staying_usd,
 )
 from placement.uncertainty.limits import MAX_SAMPLES
@@ -162,12 +162,7 @@ def _point_outcome(point: PlanResult, solver: SolverOptions) -> SampleOutcome:
     """The point case as a sample: its plan is the point plan, held or not."""
     objective = point.solve.objective if point.solve.has_solution else None
     no_migration = point.plan.baselines.all_h100_optimal_usd
-    chosen = point.solution.chosen if point.solution is not None else pd.DataFrame()
-    where = (
-        dict(zip(chosen["workload"].astype(int), chosen["accelerator"].astype(str), strict=True))
-        if len(chosen)
-        else {}
-    )
+    where = placement_of(point.solution)
     return SampleOutcome(
         index=0,
         optimal_usd=objective,
