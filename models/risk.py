@@ -109,6 +109,7 @@ class RiskResult(_Out):
     sample_costs: list[SampleCosts]
     solver: str
     gap: float
+    scenario: str | None = Field(default=None, description="The scenario applied first, if any.")
 
     @property
     def point_plan_complete(self) -> bool:

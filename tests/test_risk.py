@@ -416,3 +416,28 @@ def test_a_volume_range_around_the_volume_is_checked(
     result = invoke("risk", path, "--samples", "2")
     assert_clean_failure(result)
     assert f"column '{column}'" in result.stderr
+
+
+def test_a_scenario_is_applied_before_the_futures_are_drawn(tmp_path: Path) -> None:
+    scenario = ROOT / "inputs" / "scenarios" / "h100_price_cut.yaml"
+    planned = invoke("plan", SAMPLE, "--scenario", scenario, "--format", "json")
+    assert planned.exit_code == 0, planned.stderr
+    out = tmp_path / "risk.json"
+    done = invoke(
+        "risk",
+        SAMPLE,
+        "--scenario",
+        scenario,
+        "--samples",
+        "2",
+        "--workers",
+        "1",
+        "--format",
+        "json",
+        "-o",
+        out,
+    )
+    assert done.exit_code == 0, done.stderr
+    document = json.loads(out.read_text())
+    assert document["scenario"] == "h100-price-cut"
+    assert document["point_plan_cost_usd"] == json.loads(planned.stdout)["objective_monthly_usd"]

@@ -32,6 +32,13 @@ from placement.writing.files import check_output_path
     help="Futures to draw from the catalog's ranges.",
 )
 @seed_option("The draws' seed: the same seed gives the same figures, whoever runs the samples.")
+@click.option(
+    "--scenario",
+    "scenario_path",
+    type=click.Path(dir_okay=False),
+    help="Apply a what-if scenario file first (its catalog settings and inventory changes; "
+    "--set still has the last word): the futures are drawn around the scenario's figures.",
+)
 @inventory_options
 @catalog_options
 @batch_options
@@ -41,6 +48,7 @@ def risk_command(
     inventory: str,
     samples: int,
     seed: int,
+    scenario_path: str | None,
     input_format: str | None,
     sheet: str | None,
     catalog_path: str | None,
@@ -69,6 +77,7 @@ def risk_command(
         placement risk inputs/sample_inventory.csv --samples 200 --seed 7
         placement risk inv.csv --samples 1000 --format json -o risk.json
         placement risk inv.csv --set accelerators.h100.on_demand_usd_per_chip_hour.low=3
+        placement risk inv.csv --scenario inputs/scenarios/h100_price_cut.yaml
 
     Exit code 0: the point plan places every workload; 2: bad input; 3: it leaves workloads
     unplaced or has no solution.
@@ -82,6 +91,11 @@ def risk_command(
         check_output_path(output)
     source = catalog_source(catalog_path, overrides)
     inv = planned_inventory(inventory, source, input_format, sheet)
+    scenario = None
+    if scenario_path is not None:
+        from placement.scenarios import read_scenario
+
+        scenario = read_scenario(scenario_path)
     with progress_bar(quiet, "sampling") as advance:
         result = risk(
             inv,
@@ -92,6 +106,7 @@ def risk_command(
             workers=workers,
             scheduler=scheduler,
             progress=advance,
+            scenario=scenario,
         )
     emit(lambda console: render_risk(result, fmt, console), output, quiet)
     sys.exit(EXIT_OK if result.point_plan_complete else EXIT_UNPLACED)

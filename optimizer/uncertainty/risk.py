@@ -28,6 +28,7 @@ from placement.models.catalog import Catalog
 from placement.models.risk import RiskResult
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory, read_inventory
+from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
 from placement.solving.solver import SolverOptions
 from placement.uncertainty.evaluate import (
     SampleBatch,
@@ -75,10 +76,12 @@ def risk(
     progress: SampleProgress | None = None,
     input_format: str | None = None,
     sheet: str | None = None,
+    scenario: Scenario | None = None,
 ) -> RiskResult:
     """Plan the inventory at the catalog's points, then in ``samples`` draws of its ranges
     (see the module's docstring); ``workers`` local processes (default: every core) or the Dask
-    cluster at ``scheduler`` plan the samples."""
+    cluster at ``scheduler`` plan the samples. ``scenario`` (from ``read_scenario``) changes the
+    catalog and the inventory first: the futures are drawn around its figures."""
     if not 1 <= samples <= MAX_SAMPLES:
         raise PlacementInputError(
             [f"--samples {samples}: expected a whole number from 1 to {MAX_SAMPLES:,}"],
@@ -86,6 +89,10 @@ def risk(
         )
     solver = solver or SolverOptions()
     given = catalog if catalog is not None else read_catalog()
+    if scenario is not None:
+        changed = scenario_catalog(given, scenario)
+        assert changed is not None  # a catalog in, a catalog out
+        given = changed
     model = given.catalog if isinstance(given, CatalogSource) else given
     inv = (
         inventory
@@ -98,6 +105,8 @@ def risk(
             load_profiles=model.profile_kinds(),
         )
     )
+    if scenario is not None:
+        inv = scenario_inventory(inv, scenario, list(model.accelerators), model.profile_kinds())
     point = plan(inv, given, solver)
     figures = uncertain_figures(model) + inventory_figures(inv.workloads, model)
     values = draw_values(model, figures, seed, samples)
@@ -110,7 +119,8 @@ def risk(
         outcomes = [replace(_point_outcome(point, solver), index=i) for i in range(samples)]
         if progress:
             progress(samples, samples)
-    return _summarise(point, model, figures, values, outcomes, seed, solver)
+    result = _summarise(point, model, figures, values, outcomes, seed, solver)
+    return result.model_copy(update={"scenario": scenario.name if scenario else None})
 
 
 def _sampled(
