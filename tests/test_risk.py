@@ -44,9 +44,14 @@ def _node(data: dict[str, Any], path: str) -> dict[str, Any]:
 
 
 def one_uncertain_figure(
-    data: dict[str, Any], path: str, low: float, high: float, point: float | None = None
+    data: dict[str, Any],
+    path: str | None,
+    low: float = 0.0,
+    high: float = 0.0,
+    point: float | None = None,
 ) -> Catalog:
-    """The catalog with every range at its point except ``path``, uniform on [low, high]."""
+    """The catalog with every range at its point except ``path`` (if any), uniform on
+    [low, high]."""
     for where in uncertain_ranges(Catalog.model_validate(data)):
         node = _node(data, where)
         if where == path:
@@ -73,6 +78,15 @@ def sampled_prices(result: RiskResult, catalog: Catalog) -> np.ndarray:
     figures = uncertain_figures(catalog)
     assert [f.path for f in figures] == [TRN2_PRICE]
     return draw_values(catalog, figures, result.seed, result.samples)[:, 0]
+
+
+def risk_json(tmp_path: Path, *args: str | Path) -> dict[str, Any]:
+    """``placement risk SAMPLE ARGS --workers 1 --format json -o FILE``, read back."""
+    out = tmp_path / "risk.json"
+    done = invoke("risk", SAMPLE, *args, "--workers", "1", "--format", "json", "-o", out)
+    assert done.exit_code == 0, done.stderr
+    document: dict[str, Any] = json.loads(out.read_text())
+    return document
 
 
 def assert_invariants(result: RiskResult) -> None:
@@ -313,23 +327,7 @@ def test_a_failed_sample_is_recorded_and_the_rest_go_on(monkeypatch: pytest.Monk
 
 
 def test_the_command_prints_the_documented_keys(tmp_path: Path) -> None:
-    out = tmp_path / "risk.json"
-    done = invoke(
-        "risk",
-        SAMPLE,
-        "--samples",
-        "2",
-        "--seed",
-        "1",
-        "--workers",
-        "1",
-        "--format",
-        "json",
-        "-o",
-        out,
-    )
-    assert done.exit_code == 0, done.stderr
-    document = json.loads(out.read_text())
+    document = risk_json(tmp_path, "--samples", "2", "--seed", "1")
     for key in (
         "samples",
         "seed",
@@ -364,14 +362,7 @@ def test_bad_sample_counts_are_usage_errors(samples: str) -> None:
 
 def _fixed_catalog() -> Catalog:
     """The simple catalog with every range at its point (nothing drawn from it)."""
-    data = simple_catalog_dict()
-    catalog = Catalog.model_validate(data)
-    for where in uncertain_ranges(catalog):
-        node = _node(data, where)
-        value = node.get("point")
-        value = (node["low"] + node["high"]) / 2 if value is None else value
-        node.update(low=value, high=value, point=value)
-    return Catalog.model_validate(data)
+    return one_uncertain_figure(simple_catalog_dict(), path=None)
 
 
 def test_a_volume_range_is_drawn_and_drives_the_cost() -> None:
@@ -422,22 +413,6 @@ def test_a_scenario_is_applied_before_the_futures_are_drawn(tmp_path: Path) -> N
     scenario = ROOT / "inputs" / "scenarios" / "h100_price_cut.yaml"
     planned = invoke("plan", SAMPLE, "--scenario", scenario, "--format", "json")
     assert planned.exit_code == 0, planned.stderr
-    out = tmp_path / "risk.json"
-    done = invoke(
-        "risk",
-        SAMPLE,
-        "--scenario",
-        scenario,
-        "--samples",
-        "2",
-        "--workers",
-        "1",
-        "--format",
-        "json",
-        "-o",
-        out,
-    )
-    assert done.exit_code == 0, done.stderr
-    document = json.loads(out.read_text())
+    document = risk_json(tmp_path, "--scenario", scenario, "--samples", "2")
     assert document["scenario"] == "h100-price-cut"
     assert document["point_plan_cost_usd"] == json.loads(planned.stdout)["objective_monthly_usd"]
