@@ -18,7 +18,7 @@ from placement.cli.shared import (
     seed_option,
 )
 from placement.errors import EXIT_OK, EXIT_UNPLACED
-from placement.uncertainty.limits import MAX_SAMPLES
+from placement.uncertainty.limits import DEFAULT_SAMPLES, MAX_SAMPLES
 from placement.writing.files import check_output_path
 
 
@@ -27,7 +27,7 @@ from placement.writing.files import check_output_path
 @click.option(
     "--samples",
     type=click.IntRange(min=1, max=MAX_SAMPLES),
-    default=1000,
+    default=DEFAULT_SAMPLES,
     show_default=True,
     help="Futures to draw from the catalog's ranges.",
 )

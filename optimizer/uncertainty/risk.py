@@ -39,7 +39,7 @@ from placement.uncertainty.evaluate import (
     placement_of,
     staying_usd,
 )
-from placement.uncertainty.limits import MAX_SAMPLES
+from placement.uncertainty.limits import DEFAULT_SAMPLES, MAX_SAMPLES
 from placement.uncertainty.sampling import (
     Figure,
     catalog_document,
@@ -68,7 +68,7 @@ SampleProgress = Callable[[int, int], None]
 def risk(
     inventory: str | os.PathLike[str] | Inventory,
     catalog: Catalog | CatalogSource | None = None,
-    samples: int = 1000,
+    samples: int = DEFAULT_SAMPLES,
     seed: int = 0,
     solver: SolverOptions | None = None,
     workers: int | None = None,
