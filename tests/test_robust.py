@@ -10,9 +10,11 @@ import pytest
 import yaml
 
 from placement.analysing.checks import check_plan
+from placement.catalog import Setting
 from placement.models.catalog import Catalog
 from placement.models.plan import RobustReport
-from placement.pipeline import PlanResult, SolverOptions
+from placement.pipeline import PlanResult, SolverOptions, plan
+from placement.scenarios import Scenario
 from placement.uncertainty.robust import robust_plan
 from tests.conftest import simple_catalog_dict, workload
 from tests.test_cli import assert_clean_failure, invoke
@@ -58,7 +60,8 @@ def _assert_sound(report: RobustReport) -> None:
 def test_when_committing_hedges_badly_the_robust_plan_commits_less() -> None:
     catalog, inventory = _uncertain_demand()
     point_units = 10  # the point plan reserves the point's 10 chips
-    result = robust_plan(inventory, catalog, samples=20, seed=4, solver=EXACT, workers=1)
+    point = plan(inventory, catalog, EXACT)
+    result = robust_plan(point, samples=20, seed=4, solver=EXACT, workers=1)
     report = result.plan.robust
     assert report is not None
     _assert_sound(report)
@@ -76,8 +79,7 @@ def test_when_committing_hedges_badly_the_robust_plan_commits_less() -> None:
 def test_a_heavy_tail_weight_never_leaves_a_fatter_tail() -> None:
     catalog, inventory = _uncertain_demand()
     result = robust_plan(
-        inventory,
-        catalog,
+        plan(inventory, catalog, EXACT),
         samples=12,
         seed=2,
         cvar=(0.75, 1.0),
@@ -95,10 +97,25 @@ def test_a_heavy_tail_weight_never_leaves_a_fatter_tail() -> None:
 
 def test_the_robust_plan_never_expects_more_than_the_point_plan() -> None:
     catalog = one_uncertain_figure(simple_catalog_dict(), TRN2_PRICE, 1.4, 2.2, point=1.8)
-    result = robust_plan(two_jobs(catalog), catalog, samples=8, seed=3, solver=EXACT, workers=1)
+    point = plan(two_jobs(catalog), catalog, EXACT)
+    result = robust_plan(point, samples=8, seed=3, solver=EXACT, workers=1)
     report = result.plan.robust
     assert report is not None
     _assert_sound(report)
+
+
+def test_a_scenarios_catalog_is_the_one_planned_for() -> None:
+    """The robust plan starts from the point plan as given, its scenario applied: the catalog
+    it prices with is the scenario's (here, H100 at $3 an hour instead of $2)."""
+    catalog, inventory = _uncertain_demand()
+    setting = Setting(
+        "accelerators.h100.on_demand_usd_per_chip_hour", 3.0, "3", "test", "test: H100 at $3"
+    )
+    point = plan(inventory, catalog, EXACT, scenario=Scenario("dearer", "", "test", "", (setting,)))
+    result = robust_plan(point, samples=3, seed=1, solver=EXACT, workers=1, out_of_sample=0)
+    rate = {r.accelerator: r.on_demand_usd_per_chip_hour for r in result.plan.rates}
+    assert rate["h100"] == 3.0
+    assert result.catalog is point.catalog
 
 
 def _files(tmp_path: Path) -> tuple[Path, Path]:
@@ -176,9 +193,8 @@ def test_an_uncertain_volume_in_the_inventory_is_planned_for() -> None:
     row = workload(
         "a", h100_gpu_hours=1000, volume_low=500, volume_high=1500, pinned_accelerator="h100"
     )
-    result = robust_plan(
-        inventory_of([row], catalog), catalog, samples=16, seed=5, solver=EXACT, workers=1
-    )
+    point = plan(inventory_of([row], catalog), catalog, EXACT)
+    result = robust_plan(point, samples=16, seed=5, solver=EXACT, workers=1)
     report = result.plan.robust
     assert report is not None
     _assert_sound(report)

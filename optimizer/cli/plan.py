@@ -253,8 +253,7 @@ def plan_command(
 
             progress(f"planning for {samples or DEFAULT_ROBUST_SAMPLES} sampled futures at once")
             result = robust_plan(
-                result.inventory,
-                catalog,
+                result,
                 samples=samples or DEFAULT_ROBUST_SAMPLES,
                 seed=seed,
                 cvar=cvar,

@@ -1,8 +1,8 @@
 """``plan --robust``: a plan whose commitments, ports and migration hold up when the figures
 move.
 
-1. The point plan, and ``samples`` draws of the catalog's figures (``sampling``, the draws of
-   ``risk`` for the same seed).
+1. The point plan (given: ``plan``'s result, any scenario applied), and ``samples`` draws of
+   the catalog's figures (``sampling``, the draws of ``risk`` for the same seed).
 2. The two-stage stochastic program over the samples (``formulating.stochastic``): the first
    stage shared, placement per sample (relaxed), expected cost plus an optional CVaR term.
 3. Its first stage and the point plan's, each held fixed and priced in every sample with whole
@@ -27,7 +27,6 @@ import numpy as np
 from placement.analysing.assembly import assemble_plan
 from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import extract_solution
-from placement.catalog import CatalogSource
 from placement.comparing.batch import Runner
 from placement.errors import PlacementInputError
 from placement.estimating import estimate
@@ -36,7 +35,7 @@ from placement.formulating.first_stage import FirstStage, FirstStageInfeasible
 from placement.formulating.stochastic import extensive_form
 from placement.models.catalog import Catalog
 from placement.models.plan import OutOfSample, RobustReport
-from placement.pipeline import PlanResult, plan
+from placement.pipeline import PlanResult
 from placement.reading import Inventory
 from placement.solving.solver import SolverOptions, solve_model
 from placement.uncertainty.evaluate import (
@@ -64,8 +63,7 @@ SAMPLES_PER_TASK = 5
 
 
 def robust_plan(
-    inventory: Inventory,
-    catalog: Catalog | CatalogSource,
+    point: PlanResult,
     samples: int = DEFAULT_ROBUST_SAMPLES,
     seed: int = 0,
     cvar: tuple[float, float] | None = None,
@@ -74,9 +72,10 @@ def robust_plan(
     scheduler: str | None = None,
     out_of_sample: int | None = None,
 ) -> PlanResult:
-    """The robust plan (see the module's docstring). ``cvar`` is (alpha, weight): the level of
-    the tail and its weight against the expected cost (0 to 1); ``out_of_sample`` fresh
-    samples to check it on (default: as many as ``samples``; 0: none)."""
+    """The robust plan of the steady-state plan ``point`` (from ``plan``, its scenario already
+    applied; see the module's docstring). ``cvar`` is (alpha, weight): the level of the tail
+    and its weight against the expected cost (0 to 1); ``out_of_sample`` fresh samples to check
+    it on (default: as many as ``samples``; 0: none)."""
     if not 2 <= samples <= MAX_ROBUST_SAMPLES:
         raise PlacementInputError(
             [f"--samples {samples}: expected 2 to {MAX_ROBUST_SAMPLES} for --robust"],
@@ -84,7 +83,6 @@ def robust_plan(
         )
     solver = solver or SolverOptions()
     alpha, weight = cvar if cvar is not None else (None, 0.0)
-    point = plan(inventory, catalog, solver)
     model = point.catalog
     point_stage = first_stage_of(point.solution)
     figures = uncertain_figures(model) + inventory_figures(point.inventory.workloads, model)
