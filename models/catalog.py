@@ -1018,6 +1018,15 @@ class Catalog(_Strict):
             if rule.attention_slowdown is not None
         ]
 
+    def porting_accelerators(self) -> list[str]:
+        """The accelerators of platforms a model family must be ported to (Trainium2 in the
+        default catalog), by name."""
+        return sorted(
+            name
+            for name, acc in self.accelerators.items()
+            if self.platforms[acc.platform].porting_required
+        )
+
     def pricing_for(self, accelerator: str) -> list[str]:
         """Pricing options offered for an accelerator (all of them unless it lists its own)."""
         return list(self.accelerators[accelerator].pricing or self.pricing_options)

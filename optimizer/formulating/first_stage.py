@@ -31,6 +31,34 @@ class FirstStage:
         return cls({}, {}, frozenset(), frozenset())
 
 
+@dataclass(frozen=True)
+class FirstStagePrices:
+    """What one unit of each first-stage decision a model has no variable for costs a month
+    (as ``set_objective`` prices those it has): a reservation unit ``P_q`` and a savings plan's
+    USD per hour (``H`` hours) by product key, a family's port ``w_s E / M`` and a migration
+    ``G_s / M`` by platform."""
+
+    units: dict[str, float]
+    plan_usd: dict[str, float]
+    port: dict[str, float]
+    adopt: dict[str, float]
+
+
+def unmodelled_prices(model: PlacementModel, catalog: Catalog) -> FirstStagePrices:
+    """The monthly prices of the first-stage decisions ``model`` holds no variable for (the
+    ports and migrations by platform: the caller knows which pairs it lacks)."""
+    months = catalog.economics.amortization_months.value
+    hours = catalog.economics.hours_per_month.value
+    return FirstStagePrices(
+        units={
+            q.key: q.unit_monthly_usd for q in model.book.reservations if q.key not in model.units
+        },
+        plan_usd={p.key: hours for p in model.book.savings_plans if p.key not in model.plan_usd},
+        port={s: porting_one_off_usd(catalog, s) / months for s in catalog.platforms},
+        adopt={s: migration_one_off_usd(catalog, s) / months for s in catalog.platforms},
+    )
+
+
 class FirstStageInfeasible(Exception):
     """The held decisions leave some workload nowhere to run (its only place needs a port or a
     migration the first stage did not make)."""
@@ -61,25 +89,17 @@ def hold_first_stage(model: PlacementModel, stage: FirstStage, catalog: Catalog)
     ]
     if forced:
         raise FirstStageInfeasible("some workload can run only with " + ", ".join(forced))
-    sunk = 0.0
-    months = catalog.economics.amortization_months.value
     for key, var in model.units.items():
         var.lowBound = var.upBound = stage.units.get(key, 0)
-    for q in model.book.reservations:
-        if q.key not in model.units:
-            sunk += stage.units.get(q.key, 0) * q.unit_monthly_usd
-    hours = catalog.economics.hours_per_month.value
     for key, var in model.plan_usd.items():
         var.lowBound = var.upBound = stage.plan_usd.get(key, 0.0)
-    for plan in model.book.savings_plans:
-        if plan.key not in model.plan_usd:
-            sunk += stage.plan_usd.get(plan.key, 0.0) * hours
     for pair, var in model.port.items():
         var.lowBound = var.upBound = int(pair in stage.ported)
-    for _family, platform in stage.ported - model.port.keys():
-        sunk += porting_one_off_usd(catalog, platform) / months
     for platform, var in model.adopt.items():
         var.lowBound = var.upBound = int(platform in stage.adopted)
-    for platform in stage.adopted - model.adopt.keys():
-        sunk += migration_one_off_usd(catalog, platform) / months
+    prices = unmodelled_prices(model, catalog)
+    sunk = sum(stage.units.get(key, 0) * usd for key, usd in prices.units.items())
+    sunk += sum(stage.plan_usd.get(key, 0.0) * usd for key, usd in prices.plan_usd.items())
+    sunk += sum(prices.port[s] for f, s in stage.ported if (f, s) not in model.port)
+    sunk += sum(prices.adopt[s] for s in stage.adopted if s not in model.adopt)
     return sunk

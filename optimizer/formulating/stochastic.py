@@ -29,8 +29,7 @@ from dataclasses import dataclass, field
 
 import pulp
 
-from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
-from placement.formulating.first_stage import FirstStage
+from placement.formulating.first_stage import FirstStage, unmodelled_prices
 from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
 
@@ -136,19 +135,18 @@ def _absent_first_stage_cost(
     form: ExtensiveForm, model: PlacementModel, catalog: Catalog
 ) -> pulp.LpAffineExpression:
     """The sample's cost of first-stage decisions its own model has no variable for."""
-    months = catalog.economics.amortization_months.value
-    hours = catalog.economics.hours_per_month.value
+    prices = unmodelled_prices(model, catalog)
     expr = pulp.LpAffineExpression()
-    for q in model.book.reservations:
-        if q.key in form.units and q.key not in model.units:
-            expr.addInPlace(form.units[q.key], q.unit_monthly_usd)
-    for plan in model.book.savings_plans:
-        if plan.key in form.plan_usd and plan.key not in model.plan_usd:
-            expr.addInPlace(form.plan_usd[plan.key], hours)
+    for key, usd in prices.units.items():
+        if key in form.units:
+            expr.addInPlace(form.units[key], usd)
+    for key, usd in prices.plan_usd.items():
+        if key in form.plan_usd:
+            expr.addInPlace(form.plan_usd[key], usd)
     for (family, platform), var in form.port.items():
         if (family, platform) not in model.port:
-            expr.addInPlace(var, porting_one_off_usd(catalog, platform) / months)
+            expr.addInPlace(var, prices.port[platform])
     for platform, var in form.adopt.items():
         if platform not in model.adopt:
-            expr.addInPlace(var, migration_one_off_usd(catalog, platform) / months)
+            expr.addInPlace(var, prices.adopt[platform])
     return expr

@@ -341,24 +341,20 @@ def _decision_sections(plan: Plan) -> list[_Section]:
 
 def _robust_section(robust: RobustReport) -> _Section:
     """The robust plan against the point plan over the sampled futures."""
-
-    def money(value: float | None) -> str:
-        return "n/a" if value is None else usd(value)
-
     rows = [
         ("first stage chosen", robust.chosen),
-        ("expected cost, this plan held", money(robust.expected_cost_usd)),
-        ("expected cost, the point plan held", money(robust.point_plan_expected_cost_usd)),
-        ("value of planning for uncertainty", money(robust.value_of_stochastic_solution_usd)),
-        ("expected cost knowing each future", money(robust.perfect_information_cost_usd)),
-        ("value of knowing", money(robust.expected_value_of_perfect_information_usd)),
+        ("expected cost, this plan held", usd(robust.expected_cost_usd)),
+        ("expected cost, the point plan held", usd(robust.point_plan_expected_cost_usd)),
+        ("value of planning for uncertainty", usd(robust.value_of_stochastic_solution_usd)),
+        ("expected cost knowing each future", usd(robust.perfect_information_cost_usd)),
+        ("value of knowing", usd(robust.expected_value_of_perfect_information_usd)),
     ]
     if robust.cvar_alpha is not None:
         level = f"CVaR {robust.cvar_alpha:g} (weight {robust.cvar_weight:g})"
         rows.append(
             (
                 f"{level}, this plan / point plan",
-                f"{money(robust.cvar_usd)} / {money(robust.point_plan_cvar_usd)}",
+                f"{usd(robust.cvar_usd)} / {usd(robust.point_plan_cvar_usd)}",
             )
         )
         if robust.tail_premium is not None:
@@ -366,15 +362,15 @@ def _robust_section(robust: RobustReport) -> _Section:
     check = robust.out_of_sample
     if check is not None and check.gap_mean_usd is not None:
         interval = (
-            f" ({check.confidence:.0%}: {money(check.gap_ci_low_usd)} to "
-            f"{money(check.gap_ci_high_usd)})"
+            f" ({check.confidence:.0%}: {usd(check.gap_ci_low_usd)} to "
+            f"{usd(check.gap_ci_high_usd)})"
             if check.gap_ci_low_usd is not None
             else ""
         )
         rows.append(
             (
                 f"on {check.samples} fresh futures, vs the point plan",
-                f"{money(check.gap_mean_usd)}{interval}",
+                f"{usd(check.gap_mean_usd)}{interval}",
             )
         )
     if robust.held_infeasible_samples:

@@ -27,10 +27,6 @@ SHARES_SHOWN = 15
 """Workloads listed by their Trainium2 share in the table and Markdown."""
 
 
-def _usd(value: float | None) -> str:
-    return "n/a" if value is None else usd(value)
-
-
 def _chance(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.0f}%"
 
@@ -42,12 +38,12 @@ def headline(result: RiskResult) -> str:
     parts.append(f"migrating pays in {_chance(result.probability_beats_all_h100)} of them")
     held = result.base_plan_cost_usd
     parts.append(
-        f"the point plan held fixed costs {_usd(held.p50)} a month at the median "
-        f"(P10 {_usd(held.p10)}, P90 {_usd(held.p90)})"
+        f"the point plan held fixed costs {usd(held.p50)} a month at the median "
+        f"(P10 {usd(held.p10)}, P90 {usd(held.p90)})"
     )
     parts.append(
-        f"and gives up {_usd(result.regret_usd.mean)} a month on average to each future's "
-        f"best plan (P90 {_usd(result.regret_usd.p90)})"
+        f"and gives up {usd(result.regret_usd.mean)} a month on average to each future's "
+        f"best plan (P90 {usd(result.regret_usd.p90)})"
     )
     sentence = ", ".join(parts[:2]) + "; " + " ".join(parts[2:]) + "."
     if result.failed_samples:
@@ -68,7 +64,7 @@ def _spread_rows(result: RiskResult) -> list[list[str]]:
         ("staying where the team is", result.staying_cost_usd),
     ]
     return [
-        [label, _usd(s.mean), _usd(s.p10), _usd(s.p50), _usd(s.p90), f"{s.samples:,}"]
+        [label, usd(s.mean), usd(s.p10), usd(s.p50), usd(s.p90), f"{s.samples:,}"]
         for label, s in rows
     ]
 
@@ -79,7 +75,7 @@ SPREAD_HEADERS = ["monthly cost", "mean", "P10", "P50", "P90", "samples"]
 def _chance_rows(result: RiskResult) -> list[list[str]]:
     regret = result.regret_usd
     rows = [
-        ["point plan (figures at their points)", _usd(result.point_plan_cost_usd)],
+        ["point plan (figures at their points)", usd(result.point_plan_cost_usd)],
         [
             "migrating pays (optimum beats best without migrating)",
             _chance(result.probability_beats_all_h100),
@@ -95,7 +91,7 @@ def _chance_rows(result: RiskResult) -> list[list[str]]:
         ],
         [
             "regret of the point plan: mean / P90 / max",
-            f"{_usd(regret.mean)} / {_usd(regret.p90)} / {_usd(regret.max)}",
+            f"{usd(regret.mean)} / {usd(regret.p90)} / {usd(regret.max)}",
         ],
     ]
     if result.base_plan_infeasible_samples:

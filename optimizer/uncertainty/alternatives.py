@@ -55,11 +55,7 @@ def _ports(model: PlacementModel, catalog: Catalog) -> pulp.LpAffineExpression:
 
 
 def _trainium(model: PlacementModel, catalog: Catalog) -> pulp.LpAffineExpression:
-    porting = {
-        name
-        for name, acc in catalog.accelerators.items()
-        if catalog.platforms[acc.platform].porting_required
-    }
+    porting = set(catalog.porting_accelerators())
     opts = model.options
     return model.placed(
         (int(oid), float(hours))
@@ -69,15 +65,9 @@ def _trainium(model: PlacementModel, catalog: Catalog) -> pulp.LpAffineExpressio
 
 
 def _committed(model: PlacementModel, catalog: Catalog) -> pulp.LpAffineExpression:
-    hours = catalog.economics.hours_per_month.value
-    expr = pulp.LpAffineExpression()
-    for q in model.book.reservations:
-        if q.key in model.units:
-            expr.addInPlace(model.units[q.key], q.unit_monthly_usd)
-    for plan in model.book.savings_plans:
-        if plan.key in model.plan_usd:
-            expr.addInPlace(model.plan_usd[plan.key], hours)
-    return expr
+    # The objective's commitments term (``set_objective``): what is bought, plus what is owned
+    # as a constant, which the lexicographic solves leave out of the measure.
+    return model.costs["reserved_usd"]
 
 
 def _migrations(model: PlacementModel, catalog: Catalog) -> pulp.LpAffineExpression:
@@ -113,11 +103,7 @@ def plan_measure(plan: Plan, objective: AlternativeObjective, catalog: Catalog) 
         return float(len(plan.migrations))
     if objective == "least_committed":
         return round(sum(c.monthly_cost_usd for c in plan.commitments if not c.owned), 2)
-    porting = {
-        name
-        for name, acc in catalog.accelerators.items()
-        if catalog.platforms[acc.platform].porting_required
-    }
+    porting = set(catalog.porting_accelerators())
     return round(sum(a.chip_hours for a in plan.assignments if a.accelerator in porting), 2)
 
 

@@ -37,7 +37,7 @@ from placement.pipeline import solve_from_greedy
 from placement.reading import Inventory
 from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.whole_chips import solve_plan_model
-from placement.uncertainty.sampling import Figure, sampled
+from placement.uncertainty.sampling import Figure, SampleRows, sampled
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,6 @@ class SampleOutcome:
     all_h100_usd: float | None = None
     staying_usd: float | None = None
     placement: tuple[str | None, ...] = ()
-    held_note: str = ""
     error: str | None = None
 
 
@@ -65,7 +64,7 @@ class SampleBatch:
     inventory: Inventory
     document: dict[str, Any]
     figures: tuple[Figure, ...]
-    samples: tuple[tuple[int, tuple[float, ...]], ...]
+    samples: SampleRows
     first_stage: FirstStage
     solver: SolverOptions
 
@@ -125,10 +124,8 @@ def evaluate_sample(
     estimates = estimate(inventory.workloads, catalog)
     greedy, result, solution = solve_from_greedy(estimates, catalog, solver)
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
-    held, note = held_plan_usd(estimates, catalog, stage, solver)
-    optimal = result.objective if result.has_solution else None
-    if optimal is not None and held is not None:
-        optimal = min(optimal, held)
+    held = held_plan_usd(estimates, catalog, stage, solver)
+    optimal = best_known(result, held)
     all_h100 = baselines.all_h100_optimal_usd
     return SampleOutcome(
         index=index,
@@ -136,8 +133,7 @@ def evaluate_sample(
         base_plan_usd=held,
         all_h100_usd=all_h100,
         staying_usd=staying_usd(estimates, catalog, solver, all_h100),
-        placement=_placement(estimates, solution),
-        held_note=note,
+        placement=placement_by_position(solution, len(estimates.workloads)),
     )
 
 
@@ -157,19 +153,23 @@ def solve_held(
 
 def held_plan_usd(
     estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
-) -> tuple[float | None, str]:
-    """The monthly cost of the sample's best placement under the held first stage, and why
-    there is none where there is none."""
+) -> float | None:
+    """The monthly cost of the sample's best placement under the held first stage; None where
+    the stage leaves a workload nowhere to run or no placement fits it."""
     try:
         _, result = solve_held(estimates, catalog, stage, solver)
-    except FirstStageInfeasible as err:
-        return None, str(err)
+    except FirstStageInfeasible:
+        return None
+    return result.objective if result.has_solution else None
+
+
+def best_known(result: SolveResult, *held: float | None) -> float | None:
+    """The sample's optimum: its solve's cost, or a held plan's where that is lower (a held
+    plan is a plan of the same model, found within the same gap)."""
+    known = [h for h in held if h is not None]
     if not result.has_solution or result.objective is None:
-        return (
-            None,
-            f"no placement fits the held commitments, ports and migration ({result.status})",
-        )
-    return result.objective, ""
+        return None
+    return min(result.objective, *known)
 
 
 def staying_usd(
@@ -195,18 +195,16 @@ def staying_usd(
     return result.objective if result.has_solution else None
 
 
-def placement_of(solution: Solution | None) -> dict[int, str]:
-    """Where the solution runs each workload it places (inventory position -> accelerator)."""
-    if solution is None:
-        return {}
-    chosen = solution.chosen
-    return dict(zip(chosen["workload"].astype(int), chosen["accelerator"].astype(str), strict=True))
-
-
-def _placement(estimates: Estimates, solution: Solution | None) -> tuple[str | None, ...]:
-    """The accelerator of each workload in the solution, by inventory position."""
-    where = placement_of(solution)
-    return tuple(where.get(i) for i in range(len(estimates.workloads)))
+def placement_by_position(solution: Solution | None, workloads: int) -> tuple[str | None, ...]:
+    """The accelerator of each of ``workloads`` workloads in the solution, by inventory
+    position (None: not placed)."""
+    where: dict[int, str] = {}
+    if solution is not None:
+        chosen = solution.chosen
+        where = dict(
+            zip(chosen["workload"].astype(int), chosen["accelerator"].astype(str), strict=True)
+        )
+    return tuple(where.get(i) for i in range(workloads))
 
 
 def placement_frame(outcomes: list[SampleOutcome], ids: list[str]) -> pd.DataFrame:
@@ -224,7 +222,7 @@ class StageBatch:
     inventory: Inventory
     document: dict[str, Any]
     figures: tuple[Figure, ...]
-    samples: tuple[tuple[int, tuple[float, ...]], ...]
+    samples: SampleRows
     stages: tuple[FirstStage, ...]
     solver: SolverOptions
     optimum: bool = True
@@ -250,15 +248,12 @@ def price_stages(batch: StageBatch) -> list[StageCosts]:
             catalog, inventory = sampled(batch.document, batch.inventory, figures, values)
             estimates = estimate(inventory.workloads, catalog)
             held = tuple(
-                held_plan_usd(estimates, catalog, stage, batch.solver)[0] for stage in batch.stages
+                held_plan_usd(estimates, catalog, stage, batch.solver) for stage in batch.stages
             )
             optimal = None
             if batch.optimum:
                 _, result, _ = solve_from_greedy(estimates, catalog, batch.solver)
-                optimal = result.objective if result.has_solution else None
-                known = [h for h in held if h is not None]
-                if optimal is not None and known:
-                    optimal = min(optimal, *known)
+                optimal = best_known(result, *held)
             out.append(StageCosts(index, optimal, held))
         except Exception as err:
             out.append(StageCosts(index, error=f"{type(err).__name__}: {err}"))

@@ -35,8 +35,8 @@ from placement.uncertainty.evaluate import (
     SampleOutcome,
     evaluate_batch,
     first_stage_of,
+    placement_by_position,
     placement_frame,
-    placement_of,
     staying_usd,
 )
 from placement.uncertainty.limits import DEFAULT_SAMPLES, MAX_SAMPLES
@@ -45,6 +45,7 @@ from placement.uncertainty.sampling import (
     catalog_document,
     draw_values,
     inventory_figures,
+    sample_chunks,
     uncertain_figures,
 )
 from placement.uncertainty.summary import (
@@ -138,19 +139,10 @@ def _sampled(
     count = len(values)
     runner = Runner(workers, scheduler)
     size = _batch_size(count, runner.workers if scheduler is None else 8)
+    document = catalog_document(catalog)
     batches = [
-        SampleBatch(
-            inventory,
-            catalog_document(catalog),
-            tuple(figures),
-            tuple(
-                (i, tuple(float(v) for v in values[i]))
-                for i in range(start, min(start + size, count))
-            ),
-            stage,
-            solver,
-        )
-        for start in range(0, count, size)
+        SampleBatch(inventory, document, tuple(figures), chunk, stage, solver)
+        for chunk in sample_chunks(values, range(count), size)
     ]
 
     def told(done: int, total: int) -> None:
@@ -172,14 +164,13 @@ def _point_outcome(point: PlanResult, solver: SolverOptions) -> SampleOutcome:
     """The point case as a sample: its plan is the point plan, held or not."""
     objective = point.solve.objective if point.solve.has_solution else None
     no_migration = point.plan.baselines.all_h100_optimal_usd
-    where = placement_of(point.solution)
     return SampleOutcome(
         index=0,
         optimal_usd=objective,
         base_plan_usd=objective,
         all_h100_usd=no_migration,
         staying_usd=staying_usd(point.estimates, point.catalog, solver, no_migration),
-        placement=tuple(where.get(i) for i in range(len(point.estimates.workloads))),
+        placement=placement_by_position(point.solution, len(point.estimates.workloads)),
     )
 
 
@@ -197,11 +188,7 @@ def _summarise(
     held = [o.base_plan_usd for o in good]
     no_migration = [o.all_h100_usd for o in good]
     staying = [o.staying_usd for o in good]
-    porting = sorted(
-        name
-        for name, acc in catalog.accelerators.items()
-        if catalog.platforms[acc.platform].porting_required
-    )
+    porting = catalog.porting_accelerators()
     ids = point.inventory.workloads["id"].astype(str).tolist()
     costs_by_sample = {o.index: o.optimal_usd for o in good}
     return RiskResult(

@@ -51,9 +51,11 @@ from placement.uncertainty.sampling import (
     catalog_document,
     draw_values,
     inventory_figures,
+    sample_chunks,
     sampled,
     uncertain_figures,
 )
+from placement.uncertainty.summary import cents
 
 CONFIDENCE = 0.95
 """Of the out-of-sample interval on the gap."""
@@ -162,20 +164,9 @@ def _price(
     solver: SolverOptions,
     optimum: bool,
 ) -> list[StageCosts]:
-    chosen = list(indexes)
     batches = [
-        StageBatch(
-            inventory,
-            document,
-            tuple(figures),
-            tuple(
-                (i, tuple(float(v) for v in values[i])) for i in chosen[at : at + SAMPLES_PER_TASK]
-            ),
-            stages,
-            solver,
-            optimum,
-        )
-        for at in range(0, len(chosen), SAMPLES_PER_TASK)
+        StageBatch(inventory, document, tuple(figures), chunk, stages, solver, optimum)
+        for chunk in sample_chunks(values, indexes, SAMPLES_PER_TASK)
     ]
     return [c for batch in runner.run(batches, task=price_stages) for c in batch]
 
@@ -236,21 +227,21 @@ def _report(
         cvar_alpha=alpha,
         cvar_weight=weight,
         chosen="stochastic program" if chosen == 0 else "point plan",
-        expected_cost_usd=_cents(expected),
-        point_plan_expected_cost_usd=_cents(point_expected),
-        objective_usd=_cents(objective),
-        point_plan_objective_usd=_cents(point_objective),
-        value_of_stochastic_solution_usd=_cents(
+        expected_cost_usd=cents(expected),
+        point_plan_expected_cost_usd=cents(point_expected),
+        objective_usd=cents(objective),
+        point_plan_objective_usd=cents(point_objective),
+        value_of_stochastic_solution_usd=cents(
             None if objective is None or point_objective is None else point_objective - objective
         ),
-        perfect_information_cost_usd=_cents(perfect),
-        expected_value_of_perfect_information_usd=_cents(
+        perfect_information_cost_usd=cents(perfect),
+        expected_value_of_perfect_information_usd=cents(
             None if expected is None or perfect is None else expected - perfect
         ),
-        cvar_usd=_cents(tail),
-        point_plan_cvar_usd=_cents(point_tail),
+        cvar_usd=cents(tail),
+        point_plan_cvar_usd=cents(point_tail),
         tail_premium=premium,
-        program_objective_usd=_cents(program_objective),
+        program_objective_usd=cents(program_objective),
         held_infeasible_samples=sum(v is None for v in robust),
         out_of_sample=_out_of_sample(checked) if checked else None,
     )
@@ -283,11 +274,11 @@ def _out_of_sample(checked: list[StageCosts]) -> OutOfSample:
     )
     return OutOfSample(
         samples=len(pairs),
-        robust_mean_usd=_cents(float(robust.mean())),
-        point_plan_mean_usd=_cents(float(point.mean())),
-        gap_mean_usd=_cents(mean),
-        gap_ci_low_usd=_cents(mean - half) if math.isfinite(half) else None,
-        gap_ci_high_usd=_cents(mean + half) if math.isfinite(half) else None,
+        robust_mean_usd=cents(float(robust.mean())),
+        point_plan_mean_usd=cents(float(point.mean())),
+        gap_mean_usd=cents(mean),
+        gap_ci_low_usd=cents(mean - half) if math.isfinite(half) else None,
+        gap_ci_high_usd=cents(mean + half) if math.isfinite(half) else None,
         confidence=CONFIDENCE,
     )
 
@@ -311,7 +302,3 @@ def _held_plan(
     )
     assembled = assembled.model_copy(update={"run": point.plan.run, "robust": report})
     return replace(point, plan=assembled, solve=result, solution=solution)
-
-
-def _cents(value: float | None) -> float | None:
-    return None if value is None else round(float(value), 2)

@@ -200,3 +200,13 @@ def sampled(
 ) -> tuple[Catalog, Inventory]:
     """One sample: the catalog and the inventory with its figures."""
     return with_figures(document, figures, values), with_volumes(inventory, figures, values)
+
+
+SampleRows = tuple[tuple[int, tuple[float, ...]], ...]
+"""Samples as (index, the figures' values) pairs: what a worker task is sent."""
+
+
+def sample_chunks(values: np.ndarray, indexes: Sequence[int], size: int) -> list[SampleRows]:
+    """The samples at ``indexes`` (rows of ``values``), ``size`` to a chunk, in order."""
+    pairs = [(i, tuple(float(v) for v in values[i])) for i in indexes]
+    return [tuple(pairs[at : at + size]) for at in range(0, len(pairs), size)]

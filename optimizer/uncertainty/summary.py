@@ -125,11 +125,11 @@ def figures_drawn(figures: Sequence[Figure]) -> list[FigureDrawn]:
 def sample_costs(outcome: SampleOutcome) -> SampleCosts:
     return SampleCosts(
         sample=outcome.index,
-        optimal_usd=_maybe_cents(outcome.optimal_usd),
-        base_plan_usd=_maybe_cents(outcome.base_plan_usd),
-        all_h100_usd=_maybe_cents(outcome.all_h100_usd),
-        staying_usd=_maybe_cents(outcome.staying_usd),
-        regret_usd=_maybe_cents(regret_of(outcome)),
+        optimal_usd=cents(outcome.optimal_usd),
+        base_plan_usd=cents(outcome.base_plan_usd),
+        all_h100_usd=cents(outcome.all_h100_usd),
+        staying_usd=cents(outcome.staying_usd),
+        regret_usd=cents(regret_of(outcome)),
         error=outcome.error,
     )
 
@@ -138,5 +138,6 @@ def _cents(value: float) -> float:
     return round(float(value), 2)
 
 
-def _maybe_cents(value: float | None) -> float | None:
+def cents(value: float | None) -> float | None:
+    """A monthly cost rounded to the cent, as results state them (None stays None)."""
     return None if value is None else _cents(value)
