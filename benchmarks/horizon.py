@@ -19,13 +19,12 @@ import argparse
 import resource
 import time
 from collections.abc import Sequence
-from datetime import date
 
 import numpy as np
 import pandas as pd
 
 from benchmarks.generate import synthetic_inventory
-from benchmarks.run import environment, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
 from placement.catalog import read_catalog
 from placement.pipeline import SolverOptions, plan
 from placement.reading import read_inventory
@@ -84,15 +83,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     met = elapsed < TARGET_SECONDS
     lines = [
-        f"Measured {date.today().isoformat()} with `python -m benchmarks.horizon --size "
-        f"{args.size} --months {args.months}"
-        + (f" --time-limit {args.time_limit:g}" if args.time_limit else "")
-        + "`.",
-        "",
-        "Machine: " + "; ".join(f"{k} {v}" for k, v in environment().items()) + ".",
-        "",
-        "| | figure |",
-        "|---|---|",
+        *measured_on(
+            f"python -m benchmarks.horizon --size "
+            f"{args.size} --months {args.months}"
+            + (f" --time-limit {args.time_limit:g}" if args.time_limit else "")
+        ),
+        *FIGURE_TABLE_HEAD,
         f"| workloads | {args.size:,} |",
         f"| months | {args.months} |",
         f"| plan() total, s | {elapsed:.1f} |",

@@ -16,10 +16,9 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from datetime import date
 
 from benchmarks.generate import read_synthetic
-from benchmarks.run import environment, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
 from placement.uncertainty.risk import risk
 
 SECTION = "risk"
@@ -42,13 +41,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     per_sample = elapsed / args.samples
     projected = per_sample * TARGET_SAMPLES
     lines = [
-        f"Measured {date.today().isoformat()} with `python -m benchmarks.risk --samples "
-        f"{args.samples} --size {args.size} --workers {args.workers or 'all'}`.",
-        "",
-        "Machine: " + "; ".join(f"{k} {v}" for k, v in environment().items()) + ".",
-        "",
-        "| | figure |",
-        "|---|---|",
+        *measured_on(
+            f"python -m benchmarks.risk --samples "
+            f"{args.samples} --size {args.size} --workers {args.workers or 'all'}"
+        ),
+        *FIGURE_TABLE_HEAD,
         f"| samples (failed) | {args.samples:,} ({result.failed_samples}) |",
         f"| workloads | {args.size:,} |",
         f"| figures drawn | {len(result.figures)} |",

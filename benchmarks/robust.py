@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from datetime import date
 
 from benchmarks.generate import read_synthetic
-from benchmarks.run import environment, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
 from placement.pipeline import plan
 from placement.uncertainty.robust import robust_plan
 
@@ -44,13 +43,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     report = result.plan.robust
     assert report is not None
     lines = [
-        f"Measured {date.today().isoformat()} with `python -m benchmarks.robust --samples "
-        f"{args.samples} --size {args.size}`.",
-        "",
-        "Machine: " + "; ".join(f"{k} {v}" for k, v in environment().items()) + ".",
-        "",
-        "| | figure |",
-        "|---|---|",
+        *measured_on(f"python -m benchmarks.robust --samples {args.samples} --size {args.size}"),
+        *FIGURE_TABLE_HEAD,
         f"| samples (fresh samples) | {args.samples:,} "
         f"({report.out_of_sample.samples if report.out_of_sample else 0:,}) |",
         f"| workloads | {args.size:,} |",

@@ -569,13 +569,23 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def figures_markdown(measurements: Sequence[Measurement], command: str) -> str:
-    env = environment()
-    lines = [
+def measured_on(command: str) -> list[str]:
+    """The opening lines of every figures block: when, with which command, on what machine."""
+    return [
         f"Measured {time.strftime('%Y-%m-%d')} with `{command}`.",
         "",
-        "Machine: " + "; ".join(f"{k} {v}" for k, v in env.items()) + ".",
+        "Machine: " + "; ".join(f"{k} {v}" for k, v in environment().items()) + ".",
         "",
+    ]
+
+
+FIGURE_TABLE_HEAD = ["| | figure |", "|---|---|"]
+"""The head of a block's two-column table of figures (the batch benchmarks')."""
+
+
+def figures_markdown(measurements: Sequence[Measurement], command: str) -> str:
+    lines = [
+        *measured_on(command),
         summary_table(measurements, markdown=True),
         "",
         target_sentence(measurements),

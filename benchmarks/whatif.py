@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Sequence
-from datetime import date
 
 from benchmarks.generate import read_synthetic
-from benchmarks.run import environment, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
 from placement.catalog import Setting
 from placement.comparing import whatif
 from placement.scenarios import Scenario
@@ -64,13 +63,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     slowest = max(o.plan.solver.time_s or 0.0 for o in result.outcomes)
     met = elapsed < TARGET_SECONDS
     lines = [
-        f"Measured {date.today().isoformat()} with `python -m benchmarks.whatif --scenarios "
-        f"{args.scenarios} --size {args.size} --workers {args.workers or 'all'}`.",
-        "",
-        "Machine: " + "; ".join(f"{k} {v}" for k, v in environment().items()) + ".",
-        "",
-        "| | figure |",
-        "|---|---|",
+        *measured_on(
+            f"python -m benchmarks.whatif --scenarios "
+            f"{args.scenarios} --size {args.size} --workers {args.workers or 'all'}"
+        ),
+        *FIGURE_TABLE_HEAD,
         f"| plans solved (base + scenarios) | {plans} |",
         f"| workloads each | {args.size:,} |",
         f"| whatif() total, s | {elapsed:.1f} |",
