@@ -17,6 +17,7 @@ from typing import Any
 
 from placement.catalog import CatalogSource, read_catalog
 from placement.errors import PlacementInputError
+from placement.models.catalog import Catalog
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions, plan
 from placement.reading import Inventory, read_inventory
@@ -57,20 +58,21 @@ class PlanJob:
 
 
 def planned_inventory(
-    inventory: str | Inventory,
-    catalog: CatalogSource,
+    inventory: str | os.PathLike[str] | Inventory,
+    catalog: Catalog | CatalogSource,
     input_format: str | None = None,
     sheet: str | None = None,
 ) -> Inventory:
     """The inventory of a batch, read once (a path, ``-`` for stdin) or as given."""
     if isinstance(inventory, Inventory):
         return inventory
+    model = catalog.catalog if isinstance(catalog, CatalogSource) else catalog
     return read_inventory(
         inventory,
-        list(catalog.catalog.accelerators),
+        list(model.accelerators),
         input_format=input_format,
         sheet=sheet,
-        load_profiles=catalog.catalog.profile_kinds(),
+        load_profiles=model.profile_kinds(),
     )
 
 

@@ -21,13 +21,13 @@ from dataclasses import replace
 import numpy as np
 
 from placement.catalog import CatalogSource, read_catalog
-from placement.comparing.batch import Runner
+from placement.comparing.batch import Runner, planned_inventory
 from placement.errors import PlacementInputError
 from placement.formulating.first_stage import FirstStage
 from placement.models.catalog import Catalog
 from placement.models.risk import RiskResult
 from placement.pipeline import PlanResult, plan
-from placement.reading import Inventory, read_inventory
+from placement.reading import Inventory
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
 from placement.solving.solver import SolverOptions
 from placement.uncertainty.evaluate import (
@@ -95,17 +95,7 @@ def risk(
         assert changed is not None  # a catalog in, a catalog out
         given = changed
     model = given.catalog if isinstance(given, CatalogSource) else given
-    inv = (
-        inventory
-        if isinstance(inventory, Inventory)
-        else read_inventory(
-            inventory,
-            list(model.accelerators),
-            input_format=input_format,
-            sheet=sheet,
-            load_profiles=model.profile_kinds(),
-        )
-    )
+    inv = planned_inventory(inventory, model, input_format, sheet)
     if scenario is not None:
         inv = scenario_inventory(inv, scenario, list(model.accelerators), model.profile_kinds())
     point = plan(inv, given, solver)
