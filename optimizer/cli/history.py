@@ -63,7 +63,7 @@ def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: 
 
 
 def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
-    from placement.reporting.plan import usd
+    from placement.models.numbers import usd
 
     rows: list[dict[str, Any]] = [
         {

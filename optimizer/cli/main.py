@@ -14,6 +14,7 @@ import sys
 import click
 
 from placement.cli.catalog import catalog_group
+from placement.cli.explain import explain_command
 from placement.cli.history import diff_command, history_command, show_command
 from placement.cli.plan import plan_command, validate_command
 from placement.cli.reference import reference_command
@@ -95,6 +96,7 @@ for command in (
     whatif_command,
     sweep_command,
     risk_command,
+    explain_command,
     history_command,
     show_command,
     diff_command,

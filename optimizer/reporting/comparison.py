@@ -16,7 +16,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.comparing.whatif import WhatIfResult
-from placement.reporting.plan import missing, usd
+from placement.models.numbers import missing, usd
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 

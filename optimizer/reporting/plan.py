@@ -12,7 +12,6 @@ two runs' outputs diff clean.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from placement.models.numbers import usd
 from placement.models.plan import (
     Assignment,
     Commitment,
@@ -68,19 +68,6 @@ class PlanView:
         if fmt == "md" or workloads <= LIST_EVERY_WORKLOAD_UP_TO:
             return cls(None, True, timings)
         return cls(DEFAULT_TOP, False, timings)
-
-
-def missing(value: object) -> bool:
-    """Whether a figure does not exist: None, or NaN (a frame's cell for None)."""
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def usd(value: float | None) -> str:
-    """``$1,234``; ``n/a`` for a figure that does not exist (a baseline with no plan)."""
-    if value is None or missing(value):  # None narrows the type for mypy
-        return "n/a"
-    rounded = round(value)
-    return f"-${-rounded:,}" if rounded < 0 else f"${rounded:,}"
 
 
 def _against(baseline: float | None, saving: float | None, subject: str = "the plan") -> str:

@@ -15,8 +15,8 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from placement.models.numbers import figure_text, usd
 from placement.models.risk import RiskResult, Spread
-from placement.reporting.plan import usd
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -105,7 +105,7 @@ def _driver_rows(result: RiskResult) -> list[list[str]]:
     return [
         [
             d.path,
-            f"{_figure(d.low)}-{_figure(d.high)}",
+            f"{figure_text(d.low)}-{figure_text(d.high)}",
             usd(d.effect_usd),
             f"{d.rank_correlation:+.2f}",
         ]
@@ -115,15 +115,6 @@ def _driver_rows(result: RiskResult) -> list[list[str]]:
 
 DRIVER_HEADERS = ["figure", "low-high", "effect", "rank corr."]
 DRIVERS_TITLE = "What moves the optimum most (effect: from the figure's low to its high)"
-
-
-def _figure(value: float) -> str:
-    """A catalog figure in a few characters: 12.5M, 174k, 0.85."""
-    if abs(value) >= 1e6:
-        return f"{value / 1e6:.3g}M"
-    if abs(value) >= 1e4:
-        return f"{value / 1e3:.3g}k"
-    return f"{value:.4g}"
 
 
 def _share_rows(result: RiskResult) -> list[list[str]]:

@@ -9,8 +9,8 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.comparing.sweep import SweepResult
+from placement.models.numbers import usd
 from placement.reporting.formats import CHART_FORMATS
-from placement.reporting.plan import usd
 from placement.reporting.records import csv_text, markdown_table, text_cell
 from placement.reporting.terminal import file_console, new_table, render_text
 

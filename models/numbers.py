@@ -1,0 +1,28 @@
+"""Numbers as people read them: money rounded to the dollar, figures to a few digits."""
+
+from __future__ import annotations
+
+import math
+
+
+def missing(value: object) -> bool:
+    """Whether a figure does not exist: None, or NaN (a frame's cell for None)."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def usd(value: float | None) -> str:
+    """``$1,234``, ``-$120,539``; ``n/a`` for a figure that does not exist (a baseline with
+    no plan)."""
+    if value is None or missing(value):  # None narrows the type for mypy
+        return "n/a"
+    rounded = round(value)
+    return f"-${-rounded:,}" if rounded < 0 else f"${rounded:,}"
+
+
+def figure_text(value: float) -> str:
+    """A catalog figure in a few characters: 12.5M, 174k, 0.85, 4.832."""
+    if abs(value) >= 1e6:
+        return f"{value / 1e6:.3g}M"
+    if abs(value) >= 1e4:
+        return f"{value / 1e3:.3g}k"
+    return f"{value:.4g}"
