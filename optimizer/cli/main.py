@@ -18,6 +18,7 @@ from placement.cli.explain import explain_command
 from placement.cli.history import diff_command, history_command, show_command
 from placement.cli.plan import plan_command, validate_command
 from placement.cli.reference import reference_command
+from placement.cli.report import report_command
 from placement.cli.risk import risk_command
 from placement.cli.shared import (
     DEBUG_ENV,
@@ -97,6 +98,7 @@ for command in (
     sweep_command,
     risk_command,
     explain_command,
+    report_command,
     history_command,
     show_command,
     diff_command,
