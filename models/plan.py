@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from placement.models.numbers import usd
+
 PlanStatus = Literal["optimal", "feasible", "infeasible", "no_solution"]
 """``optimal`` within the gap; ``feasible``: a plan, stopped (time limit) before proving the gap;
 ``infeasible``: the model is proven to have no plan; ``no_solution``: the solver stopped (time
@@ -717,3 +719,15 @@ class Plan(_Out):
         """The relative gap the plan was solved to, as its provenance records it (``default``
         where the plan does not say)."""
         return self.run.solver_options.gap if self.run is not None else default
+
+    def summary(self) -> str:
+        """The plan in one line: status, money and what it decides."""
+        return (
+            f"{self.status}, {usd(self.objective_monthly_usd)} a month, "
+            f"{len(self.assignments):,} placed, {len(self.unplaced):,} unplaced, "
+            f"{len(self.ported_families)} ports, {len(self.migrations)} migrations"
+        )
+
+    def __repr__(self) -> str:
+        # Every field would be thousands of lines at fleet scale: model_dump() has them.
+        return f"Plan({self.summary()})"

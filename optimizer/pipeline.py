@@ -17,6 +17,7 @@ import pandas as pd
 from placement.analysing.assembly import assemble_plan, plan_status
 from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import Solution, extract_solution
+from placement.analysing.frames import plan_frames, summary_html
 from placement.analysing.moves import with_lead
 from placement.analysing.provenance import now_utc, run_info
 from placement.analysing.showback import scaled_shares
@@ -51,6 +52,17 @@ class PlanResult:
     estimates: Estimates
     solve: SolveResult
     solution: Solution | None
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """The plan as flat DataFrames: assignments, options, commitments, moves, slices,
+        roadmap (months) and showback (``analysing.frames``)."""
+        return plan_frames(self.plan)
+
+    def _repr_html_(self) -> str:
+        return summary_html(self.plan)
+
+    def __repr__(self) -> str:
+        return f"PlanResult({self.plan.summary()})"
 
     @property
     def exit_code(self) -> int:
