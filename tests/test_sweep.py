@@ -211,3 +211,20 @@ def test_a_solve_alone_decides_what_the_whole_plan_decides(price: float) -> None
     assert decide(job) == whole
     assert whole[1] == ("impossible",)
     assert whole[0] and len(whole[0]) == len(rows)
+
+
+def test_two_changes_in_one_grid_step_are_both_found() -> None:
+    """Three jobs whose plan changes twice as H100 grows dearer (the migration and two jobs at
+    one price, the chat service at a higher one): a grid of two points finds both break-evens,
+    each where a fine grid of 31 points puts it."""
+    from tests.test_explain import as_inventory, small_inventory
+
+    inventory = as_inventory(small_inventory())
+    price = "accelerators.h100.on_demand_usd_per_chip_hour"
+    coarse = sweep(inventory, [Parameter.parse_range(price, "2:5:2")], workers=1)
+    fine = sweep(inventory, [Parameter.parse_range(price, "2:5:31")], workers=1)
+    assert len(fine.break_evens) == 2
+    assert len(coarse.break_evens) == len(fine.break_evens)
+    for c, f in zip(coarse.break_evens, fine.break_evens, strict=True):
+        assert c.changes == f.changes
+        assert max(c.low, f.low) <= min(c.high, f.high)  # the two brackets overlap

@@ -10,7 +10,9 @@ The plan *changes* where its decisions change: a workload's accelerator, a famil
 migration adopted (commitment sizes follow volumes smoothly and are not break-evens). Between two
 neighbouring grid points whose decisions differ, the break-even is located by bisection: the
 interval is halved, one batch of solves per round for every interval at once, until it is
-narrower than ``tolerance`` of the grid step.
+narrower than ``tolerance`` of the grid step. A midpoint whose decisions match neither end
+splits its interval in two, each bisected on: every change inside one grid step is found (the
+migration dropped and, a little further, one workload moved), not only the first.
 """
 
 from __future__ import annotations
@@ -324,13 +326,19 @@ def sweep(
                 ],
                 task=task,
             )
+            split: list[tuple[float, Decisions, float, Decisions, float | None]] = []
             for i, m, made in zip(narrowing, mids, found, strict=True):
                 lo, d_lo, hi, d_hi, y = open_[i]
                 if made == d_lo:
                     open_[i] = (m, made, hi, d_hi, y)
-                else:
-                    # A third set of decisions in between still marks a change on the low side.
+                elif made == d_hi:
                     open_[i] = (lo, d_lo, m, made, y)
+                else:
+                    # A third set of decisions in between: the plan changes on both sides of
+                    # the midpoint (two break-evens in one grid step); follow both.
+                    open_[i] = (lo, d_lo, m, made, y)
+                    split.append((m, made, hi, d_hi, y))
+            open_ += split
     break_evens = [BreakEven(lo, hi, y, _describe(d_lo, d_hi)) for lo, d_lo, hi, d_hi, y in open_]
     return SweepResult(
         tuple(parameters), points, sorted(break_evens, key=lambda b: (b.other or 0, b.low))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -42,13 +43,29 @@ def _cells(result: SweepResult) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
+def bracket_digits(low: float, high: float) -> int:
+    """Decimals that tell a bracket's ends apart, and no more: a break-even located to within
+    0.012 reads 3.248, one located to within 38 reads 1,171."""
+    width = abs(high - low)
+    if width <= 0:
+        return 6
+    return max(0, 1 - math.floor(math.log10(width)))
+
+
 def _break_even_lines(result: SweepResult) -> list[str]:
     name = result.parameters[0].path
+    money = "_usd" in name
     lines = []
     for b in result.break_evens:
+        digits = bracket_digits(b.low, b.high)
+
+        def shown(value: float, digits: int = digits) -> str:
+            return ("$" if money else "") + f"{value:,.{digits}f}"
+
         at = f" (at {result.parameters[1].path} = {b.other:g})" if b.other is not None else ""
         lines.append(
-            f"{name} = {b.value:,.6g} (between {b.low:,.6g} and {b.high:,.6g}){at}: {b.changes}"
+            f"{name} = {shown(b.value)} (between {shown(b.low)} and {shown(b.high)}){at}: "
+            f"{b.changes}"
         )
     return lines or ["the plan's decisions do not change over the range"]
 
@@ -93,6 +110,9 @@ def sweep_chart(result: SweepResult, suffix: str) -> bytes:
 
     matplotlib.use("Agg")  # no display: render to a file
     from matplotlib import pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    from placement.reporting.charts import usd_short
 
     frame = result.frame()
     first = result.parameters[0].path
@@ -104,21 +124,38 @@ def sweep_chart(result: SweepResult, suffix: str) -> bytes:
         ax.plot(rows[first], rows["objective_monthly_usd"], marker="o", label=label)
     best = result.optimum
     if best is not None and best.plan.objective_monthly_usd is not None:
+        # The lowest cost of the points swept, not an optimum of the parameter: a price swept
+        # is cheapest at its lowest value.
         ax.scatter(
             [best.values[0]],
             [best.plan.objective_monthly_usd],
-            s=120,
-            marker="*",
-            color="black",
+            s=60,
+            marker="o",
+            facecolors="none",
+            edgecolors="black",
             zorder=5,
-            label="optimum",
+            label="lowest monthly cost swept",
         )
+    money = "_usd" in first
     for b in result.break_evens:
         ax.axvline(b.value, linestyle="--", color="grey", linewidth=1)
+        digits = bracket_digits(b.low, b.high)
+        ax.annotate(
+            f"{'$' if money else ''}{b.value:,.{digits}f}",
+            (b.value, 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(2, -2),
+            textcoords="offset points",
+            rotation=90,
+            va="top",
+            fontsize="x-small",
+            color="dimgrey",
+        )
     if result.break_evens:
-        ax.plot([], [], linestyle="--", color="grey", label="break-even")
+        ax.plot([], [], linestyle="--", color="grey", label="break-even (where the plan changes)")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: usd_short(v)))
     ax.set_xlabel(first)
-    ax.set_ylabel("USD per month")
+    ax.set_ylabel("monthly cost")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")
     figure.tight_layout()
