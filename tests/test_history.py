@@ -192,6 +192,14 @@ def test_the_cli_saves_lists_shows_and_diffs(db_url: str) -> None:
     assert diff["moves"] and all(m["to_accelerator"] == "h100" for m in diff["moves"])
     table = invoke("diff", "1", "2", "--db", db_url)
     assert "effect of the catalog" in table.stdout
+    runs = invoke("history", "--db", db_url, env={"COLUMNS": "100"}).stdout
+    lines = runs.splitlines()
+    assert lines[0].startswith("Saved runs of ") and "sample_inventory.csv" in lines[0]
+    assert max(map(len, lines)) <= 100
+    for run in listed:  # one line each, read across: money in dollars, hashes short
+        line = next(line for line in lines if line.split()[:2] == [str(run["id"]), run["cycle"]])
+        assert f"${round(run['objective_monthly_usd']):,}" in line
+        assert run["catalog_sha256"][:8] in line and run["catalog_sha256"][:9] not in line
 
 
 def test_save_needs_a_cycle_and_an_unknown_run_is_a_clear_error(tmp_path: Path) -> None:
@@ -207,3 +215,30 @@ def test_an_unusable_database_is_a_clear_error(tmp_path: Path) -> None:
     result = invoke("history", "--db", "postgresql+psycopg://nobody@127.0.0.1:1/none")
     assert_clean_failure(result)
     assert "cannot open the database" in result.stderr
+
+
+def test_a_diff_names_each_catalog_figure_and_what_it_moved_alone(tmp_path: Path) -> None:
+    """Two figures changed between cycles: each is listed with its old and new value, and
+    its effect on its own is the plan re-solved with that figure alone changed."""
+    from tests.test_explain import SOLVER, small_inventory
+
+    history = History(str(tmp_path / "h.sqlite"))
+    rows = small_inventory()
+    rate = "accelerators.h100.on_demand_usd_per_chip_hour"
+    weeks = "platforms.neuron.porting_weeks_per_family"
+    changed = [f"{rate}=3.0", f"{weeks}=6"]
+    history.save(plan(rows, read_catalog(), SOLVER), "2027-Q1")
+    history.save(plan(rows, read_catalog(None, changed), SOLVER), "2027-Q2")
+    d = history.diff("2027-Q1", "2027-Q2", SOLVER)
+    by_path = {f.path: f for f in d.figures}
+    assert set(by_path) == {rate, weeks}
+    assert (by_path[rate].old, by_path[rate].new) == (4.0, 3.0)
+    base = plan(rows, read_catalog(), SOLVER).plan.objective_monthly_usd
+    for path, setting in zip((rate, weeks), changed, strict=True):
+        alone = plan(rows, read_catalog(None, [setting]), SOLVER).plan.objective_monthly_usd
+        assert by_path[path].effect_usd == pytest.approx(alone - base, abs=0.05)  # type: ignore[operator]
+    moved = [abs(w.change_usd) for w in d.workloads]
+    assert moved == sorted(moved, reverse=True) and moved[0] > 0
+    record = d.record()
+    assert {f["path"] for f in record["catalog_figures"]} == {rate, weeks}
+    assert record["workloads_cost_moved_most"][0]["workload_id"] == d.workloads[0].workload_id

@@ -43,7 +43,66 @@ def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -
         check_output_path(output)
     frame = History(db).list()
     records = json.loads(frame.to_json(orient="records"))
-    emit(lambda console: render_records(records, fmt, "Saved runs", console), output, quiet)
+    emit(
+        lambda console: render_records(
+            records if fmt in ("json", "csv") else _readable(records),
+            fmt,
+            _title(records),
+            console,
+        ),
+        output,
+        quiet,
+    )
+
+
+def _title(records: list[dict[str, Any]]) -> str:
+    """The table's title, naming the input and the tool's version where every run shares it."""
+    title = "Saved runs"
+    inputs = {r.get("input_path") for r in records}
+    if len(inputs) == 1 and (path := inputs.pop()):
+        title += f" of {path}"
+    versions = {r.get("tool_version") for r in records}
+    if len(versions) == 1 and (version := versions.pop()):
+        title += f" (placement {version})"
+    return title
+
+
+SHORT_HASH = 8
+"""Characters of a hash the table and Markdown show (JSON and CSV keep it whole)."""
+
+
+def _readable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Runs as people read them, narrow enough to read across at 80 columns: money in
+    dollars, the time to the minute, hashes short (as git shows commits); the scenario left
+    out where no run has one, the input and the tool's version where every run has the same
+    (the title names them)."""
+    from placement.models.numbers import usd
+
+    same_version = len({r.get("tool_version") for r in records}) <= 1
+    same_input = len({r.get("input_path") for r in records}) <= 1
+    any_scenario = any(r.get("scenario") for r in records)
+    out = []
+    for record in records:
+        row: dict[str, Any] = {}
+        for key, value in record.items():
+            if key == "objective_monthly_usd":
+                row["monthly"] = usd(value)
+            elif key == "saved_at" and isinstance(value, str):
+                row["saved"] = value.replace("T", " ")[:16]
+            elif key.endswith("sha256"):
+                row[key.removesuffix("_sha256")] = (value or "")[:SHORT_HASH]
+            elif (
+                (key == "tool_version" and same_version)
+                or (key == "input_path" and same_input)
+                or (key == "scenario" and not any_scenario)
+            ):
+                continue  # said once, in the title
+            elif key == "input_path":
+                row["input"] = value
+            else:
+                row[key] = value
+        out.append(row)
+    return out
 
 
 @click.command("show")
@@ -71,6 +130,10 @@ def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
             "change": f"{usd(d.a.objective)} -> {usd(d.b.objective)} "
             f"({usd(d.plans.objective_change_usd)})",
         },
+        *(
+            {"what": f"  {key}", "change": usd(value)}
+            for key, value in d.plans.cost_change_usd.items()
+        ),
         {
             "what": "effect of the inventory",
             "change": usd(d.inventory_effect_usd) + ("" if d.inventory_changed else " (unchanged)"),
@@ -80,8 +143,13 @@ def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
             "change": usd(d.catalog_effect_usd) + ("" if d.catalog_changed else " (unchanged)"),
         },
     ]
-    for key, value in d.plans.cost_change_usd.items():
-        rows.append({"what": f"  {key}", "change": usd(value)})
+    for f in d.figures:
+        change = f"{f.old} -> {f.new}"
+        if f.effect_usd is not None and not f.bounds_only:
+            change += f": {usd(f.effect_usd)} on its own"
+            if d.catalog_effect_usd:
+                change += f" ({100 * f.effect_usd / d.catalog_effect_usd:.0f}% of the catalog's)"
+        rows.append({"what": f"  {f.path}", "change": change})
     for label, items in (
         ("workloads added", d.plans.added),
         ("workloads dropped", d.plans.dropped),
@@ -95,6 +163,13 @@ def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
     for c in d.plans.commitments:
         rows.append(
             {"what": f"commitment {c['product']}", "change": f"{c['before']:g} -> {c['after']:g}"}
+        )
+    for w in d.workloads:
+        rows.append(
+            {
+                "what": f"cost of {w.workload_id}",
+                "change": f"{usd(w.before_usd)} -> {usd(w.after_usd)} ({usd(w.change_usd)})",
+            }
         )
     for m in d.plans.moves:
         rows.append(

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 
+from placement.models.catalog import Catalog
 from placement.models.plan import Assignment, Plan
 
 
@@ -162,3 +163,80 @@ def plan_diff(before: Plan, after: Plan) -> PlanDiff:
         migrations_added=sorted(migrations_after - migrations_before),
         migrations_removed=sorted(migrations_before - migrations_after),
     )
+
+
+@dataclass(frozen=True)
+class FigureChange:
+    """A catalog figure that differs between two catalogs (its point; a range's bounds are
+    named in ``old``/``new`` where only they changed), and, once attributed, the monthly
+    cost it moves on its own."""
+
+    path: str
+    old: Any
+    new: Any
+    bounds_only: bool = False  # a range's low or high changed, its point did not
+    effect_usd: float | None = None
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "old": self.old,
+            "new": self.new,
+            "bounds_only": self.bounds_only,
+            "effect_usd": self.effect_usd,
+        }
+
+
+def catalog_changes(before: Catalog, after: Catalog) -> list[FigureChange]:
+    """Every figure (by ``catalog show`` path) whose point, low or high differs, in the
+    catalog's order; a figure only one catalog has is listed with None on the other side."""
+    from placement.catalog import catalog_records
+
+    def keyed(catalog: Catalog) -> dict[str, tuple[Any, Any, Any]]:
+        return {
+            str(r["path"]): (r.get("point"), r.get("low"), r.get("high"))
+            for r in catalog_records(catalog)
+        }
+
+    old, new = keyed(before), keyed(after)
+    changes = []
+    for path in dict.fromkeys([*old, *new]):
+        a, b = old.get(path), new.get(path)
+        if a == b:
+            continue
+        if a is not None and b is not None and a[0] == b[0]:
+            changes.append(FigureChange(path, f"{a[1]}-{a[2]}", f"{b[1]}-{b[2]}", True))
+        else:
+            changes.append(FigureChange(path, a[0] if a else None, b[0] if b else None))
+    return changes
+
+
+@dataclass(frozen=True)
+class CostChange:
+    """One workload's monthly cost in two plans (None where it is not placed)."""
+
+    workload_id: str
+    before_usd: float | None
+    after_usd: float | None
+
+    @property
+    def change_usd(self) -> float:
+        return (self.after_usd or 0.0) - (self.before_usd or 0.0)
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "workload_id": self.workload_id,
+            "before_usd": self.before_usd,
+            "after_usd": self.after_usd,
+            "change_usd": round(self.change_usd, 2),
+        }
+
+
+def cost_changes(before: Plan, after: Plan, top: int = 10) -> list[CostChange]:
+    """The ``top`` workloads whose own monthly cost moved most between the plans (added and
+    dropped ones too), largest change first; unchanged ones are left out."""
+    a = {x.workload_id: x.monthly_cost_usd for x in before.assignments}
+    b = {x.workload_id: x.monthly_cost_usd for x in after.assignments}
+    changes = [CostChange(w, a.get(w), b.get(w)) for w in dict.fromkeys([*a, *b])]
+    moved = [c for c in changes if round(c.change_usd, 2) != 0]
+    return sorted(moved, key=lambda c: -abs(c.change_usd))[:top]

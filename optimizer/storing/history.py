@@ -22,7 +22,7 @@ import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +36,15 @@ from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.pool import NullPool
 
 from placement.analysing.provenance import catalog_fingerprint, now_utc, tool_version
-from placement.comparing.diff import PlanDiff, plan_diff
+from placement.catalog import Setting, catalog_with_settings
+from placement.comparing.diff import (
+    CostChange,
+    FigureChange,
+    PlanDiff,
+    catalog_changes,
+    cost_changes,
+    plan_diff,
+)
 from placement.errors import PlacementInputError
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan
@@ -95,6 +103,8 @@ class CycleDiff:
     catalog_effect_usd: float | None
     inventory_changed: bool
     catalog_changed: bool
+    figures: list[FigureChange] = field(default_factory=list)
+    workloads: list[CostChange] = field(default_factory=list)
 
     def record(self) -> dict[str, Any]:
         return {
@@ -108,6 +118,8 @@ class CycleDiff:
             "catalog_changed": self.catalog_changed,
             "inventory_effect_usd": self.inventory_effect_usd,
             "catalog_effect_usd": self.catalog_effect_usd,
+            "catalog_figures": [f.record() for f in self.figures],
+            "workloads_cost_moved_most": [w.record() for w in self.workloads],
             **self.plans.record(),
         }
 
@@ -299,6 +311,10 @@ class History:
         catalog_changed = a.catalog != b.catalog
         inventory_effect: float | None
         catalog_effect: float | None
+        solver = solver or SolverOptions()
+        # The same kind of plan as B's: a roadmap over its horizon, or the steady state.
+        horizon = b.plan.run.horizon_months if b.plan.run is not None else None
+        middle: float | None = a.objective  # B's inventory at A's catalog
         if a.objective is None or b.objective is None:
             inventory_effect = catalog_effect = None
         elif not catalog_changed:
@@ -306,15 +322,21 @@ class History:
         elif not inventory_changed:
             inventory_effect, catalog_effect = 0.0, b.objective - a.objective
         else:
-            # The same kind of plan as B's: a roadmap over its horizon, or the steady state.
-            horizon = b.plan.run.horizon_months if b.plan.run is not None else None
-            mixed = plan(b.inventory, a.catalog, solver or SolverOptions(), horizon=horizon).plan
+            mixed = plan(b.inventory, a.catalog, solver, horizon=horizon).plan
             middle = mixed.objective_monthly_usd
             if middle is None:
                 inventory_effect = catalog_effect = None
             else:
                 inventory_effect = middle - a.objective
                 catalog_effect = b.objective - middle
+        figures = catalog_changes(a.catalog, b.catalog) if catalog_changed else []
+        if middle is not None and catalog_effect is not None:
+            figures = [
+                _attributed(f, b.inventory, a.catalog, middle, solver, horizon)
+                if i < MAX_ATTRIBUTED
+                else f
+                for i, f in enumerate(figures)
+            ]
         return CycleDiff(
             a,
             b,
@@ -323,7 +345,38 @@ class History:
             None if catalog_effect is None else round(catalog_effect, 2),
             inventory_changed,
             catalog_changed,
+            figures,
+            cost_changes(a.plan, b.plan),
         )
+
+
+MAX_ATTRIBUTED = 12
+"""Changed catalog figures given their own effect (one re-solve each); the rest are listed."""
+
+
+def _attributed(
+    change: FigureChange,
+    inventory: Inventory,
+    catalog: Catalog,
+    middle: float,
+    solver: SolverOptions,
+    horizon: int | None,
+) -> FigureChange:
+    """The change with its effect on its own: B's inventory at A's catalog with only this
+    figure at B's value, re-solved, against the same at A's value (``middle``). A change of a
+    range's bounds (the point unchanged) moves no plan: 0. None where it cannot be set alone."""
+    if change.bounds_only:
+        return replace(change, effect_usd=0.0)  # the model uses the point
+    if change.old is None or change.new is None:
+        return change
+    setting = Setting(change.path, change.new, str(change.new), "diff", f"diff {change.path}")
+    try:
+        alone = plan(inventory, catalog_with_settings(catalog, [setting]), solver,
+                     horizon=horizon).plan  # fmt: skip
+    except PlacementInputError:
+        return change
+    cost = alone.objective_monthly_usd
+    return change if cost is None else replace(change, effect_usd=round(cost - middle, 2))
 
 
 def _frame_bytes(inventory: Inventory) -> bytes:
