@@ -26,3 +26,12 @@ def figure_text(value: float) -> str:
     if abs(value) >= 1e4:
         return f"{value / 1e3:.3g}k"
     return f"{value:.4g}"
+
+
+def signed_percent(fraction: float, digits: int = 1) -> str:
+    """A change as a signed percentage, ``+6.6%``, ``-12.0%``; a change that rounds to nothing
+    is ``0.0%`` (never ``-0.0%``)."""
+    rounded = round(100 * fraction, digits)
+    if rounded == 0:
+        return f"{0:.{digits}f}%"
+    return f"{rounded:+.{digits}f}%"

@@ -470,6 +470,22 @@ def test_catalog_show_table() -> None:
     assert " nan " not in out  # missing low/high are empty cells
 
 
+def test_catalog_show_filters_by_words_and_section() -> None:
+    every = json.loads(invoke("catalog", "show", "--format", "json").stdout)
+    found = json.loads(invoke("catalog", "show", "TRN2", "usd", "--format", "json").stdout)
+    expected = [r for r in every if "trn2" in r["path"] and "usd" in r["path"]]
+    assert found == expected and 0 < len(found) < len(every)
+    section = json.loads(
+        invoke("catalog", "show", "--section", "platforms", "--format", "json").stdout
+    )
+    assert section and all(r["path"].startswith("platforms.") for r in section)
+    assert len(section) == sum(r["path"].startswith("platforms.") for r in every)
+    nothing = invoke("catalog", "show", "no-such-word")
+    assert_clean_failure(nothing)
+    assert "'no-such-word'" in nothing.stderr and "accelerators" in nothing.stderr
+    assert_clean_failure(invoke("catalog", "show", "--section", "prices"))
+
+
 def test_catalog_export_round_trips(tmp_path: Path) -> None:
     result = invoke("catalog", "export")
     assert result.exit_code == 0, result.output

@@ -208,3 +208,23 @@ def test_the_break_evens_say_why_a_sweep_finds_another(fmt: str) -> None:
     text = " ".join(result.output.split())
     assert "one family alone pays for its port and the whole migration programme" in text
     assert "A sweep of a row in an inventory finds where that inventory's plan changes" in text
+
+
+def test_reference_filters_by_words_section_and_failing() -> None:
+    import json
+
+    def checks(*args: str) -> list[dict[str, Any]]:
+        done = CliRunner().invoke(cli, ["reference", *args, "--format", "json"])
+        assert done.exit_code == 0, done.output
+        found: list[dict[str, Any]] = json.loads(done.stdout)["checks"]
+        return found
+
+    every = checks()
+    latency = checks("--section", "latency")
+    assert latency == [c for c in every if c["section"] == "latency"] and latency
+    words = checks("7B", "ttft")
+    assert words and all("7b" in f"{c['case']} {c['quantity']}".lower() for c in words)
+    assert all(c["ok"] == "NO" for c in checks("--failing"))
+    assert all(c["deviation"] != "-0.0%" for c in every)
+    nothing = CliRunner().invoke(cli, ["reference", "no-such-case"])
+    assert nothing.exit_code == 2 and "sections:" in nothing.stderr

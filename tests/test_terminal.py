@@ -343,3 +343,25 @@ def test_plan_rows_keep_their_order_in_csv() -> None:
     rows = pd.read_csv(__import__("io").StringIO(first))
     sample = pd.read_csv(SAMPLE)
     assert rows["workload_id"].tolist() == sample["id"].tolist()
+
+
+def test_names_are_text_never_markup(tmp_path: Path) -> None:
+    """Ids, scenario names and cycle labels with brackets print as written, in every table."""
+    ids = ["[prod] llama-70b", "llama[v2]", "x[/]y", "[bold]loud[/bold]"]
+    inventory = tmp_path / "marked.csv"
+    pd.DataFrame(
+        {"id": ids, "kind": "training", "model_family": "llama", "params_b": [70, 8, 8, 8],
+         "h100_gpu_hours": [6000, 800, 100, 50], "neuron_ready": True}
+    ).to_csv(inventory, index=False)  # fmt: skip
+    runner = CliRunner()
+    table = runner.invoke(cli, ["plan", str(inventory), "--all"], catch_exceptions=False)
+    assert table.exit_code == 0, table.output
+    for workload in ids:
+        assert workload in table.stdout
+    db = str(tmp_path / "h.sqlite")
+    for label in ("[/]", "[red]Q1[/red]"):
+        saved = runner.invoke(cli, ["plan", str(inventory), "--save", "--cycle", label, "--db", db,
+                                    "-q"], catch_exceptions=False)  # fmt: skip
+        assert saved.exit_code == 0, saved.output
+    listed = runner.invoke(cli, ["history", "--db", db], catch_exceptions=False)
+    assert listed.exit_code == 0 and "[/]" in listed.stdout and "[red]Q1[/red]" in listed.stdout

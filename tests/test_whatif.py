@@ -240,3 +240,29 @@ def test_every_sample_scenario_renders_in_every_format(
     else:
         for name in names:
             assert name in out, (fmt, name)
+
+
+def test_a_wide_comparison_pages_instead_of_splitting_cells(
+    tmp_path: Path, unseen_inventory: Any
+) -> None:
+    """Six scenarios with long names at 80 columns: a line per plan at a glance, then the
+    figures side by side in pages that repeat the base; no cell, name or figure is split."""
+    price = "accelerators.h100.on_demand_usd_per_chip_hour"
+    scenarios = [
+        _scenario(tmp_path, f"h100-down-{cut}-percent-in-{year}",
+                  f"catalog:\n  {price}: {4 * (1 - cut / 100)}\n")
+        for cut, year in zip((5, 10, 15, 20, 25, 30), range(2027, 2033), strict=True)
+    ]  # fmt: skip
+    result = whatif(unseen_inventory, scenarios, workers=2)
+    text = render_comparison(result, "table", Console(width=80, color_system=None))
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert "at a glance" in lines[0]
+    for outcome in result.outcomes:
+        assert outcome.name in text  # whole, on one line
+        cost = f"${round(outcome.plan.objective_monthly_usd or 0):,}"
+        assert text.count(cost) >= 2  # at a glance and side by side
+    pages = [line for line in lines if line.startswith("What if (")]
+    assert len(pages) >= 2
+    wide = render_comparison(result, "table", Console(width=400, color_system=None))
+    assert "at a glance" not in wide and "What if (" not in wide

@@ -40,7 +40,7 @@ from placement.comparing.batch import CatalogSpec, PlanJob, Progress, Runner, pl
 from placement.errors import PlacementInputError
 from placement.models.catalog import Catalog
 from placement.models.explanation import Explanation, FlipPoint, ForcedPlan, SteadyFigure
-from placement.models.numbers import figure_text, usd
+from placement.models.numbers import figure_text, signed_percent, usd
 from placement.models.plan import Assignment
 from placement.models.workload import VOLUME_COLUMNS
 from placement.pipeline import SolverOptions, plan, solve_steady_state
@@ -382,6 +382,6 @@ def _reasons(
         verb = "rises" if flip.direction == "up" else "falls"
         out.append(
             f"It {where} if {flip.path} {verb} from {figure_text(flip.value)} to "
-            f"{figure_text(flip.flips_at)} ({100 * flip.change:+.1f}%)."
+            f"{figure_text(flip.flips_at)} ({signed_percent(flip.change)})."
         )
     return out

@@ -23,6 +23,7 @@ from placement.errors import PlacementInputError
 from placement.estimating import estimate, one_chip_ttft_ms
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
 from placement.models.catalog import Catalog
+from placement.models.numbers import signed_percent
 from placement.pipeline import SolverOptions, plan
 from placement.reading import inventory_from_records
 from placement.writing.files import OutputError, write_files
@@ -81,7 +82,7 @@ class ReferenceCheck:
             "quantity": self.quantity,
             "reference": reference,
             "model": _fmt(self.model),
-            "deviation": "" if deviation is None else f"{deviation:+.1%}",
+            "deviation": "" if deviation is None else signed_percent(deviation),
             "tolerance": "" if self.tolerance is None else f"{self.tolerance:.0%}",
             "ok": "yes" if self.ok else "NO",
             "note": self.note,

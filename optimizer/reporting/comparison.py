@@ -93,17 +93,71 @@ def _change_lines(result: WhatIfResult) -> dict[str, list[str]]:
     return out
 
 
+COLUMN_PADDING = 3
+"""A table column's spacing and rule, beyond its text (rich's padding and separator)."""
+
+
+def column_pages(label_width: int, widths: list[int], width: int) -> list[list[int]]:
+    """The scenario columns (by index; 0 is the base) in pages that fit ``width`` beside the
+    labels, each page repeating the base: cells are never split, a wide comparison is read
+    page by page. A column wider than the page on its own gets a page to itself."""
+    pages: list[list[int]] = []
+    page: list[int] = [0]
+    used = label_width + widths[0] + 2 * COLUMN_PADDING
+    for i in range(1, len(widths)):
+        need = widths[i] + COLUMN_PADDING
+        if used + need > width and len(page) > 1:
+            pages.append(page)
+            page, used = [0], label_width + widths[0] + 2 * COLUMN_PADDING
+        page.append(i)
+        used += need
+    pages.append(page)
+    return pages
+
+
+def _glance(result: WhatIfResult, console: Console) -> RenderableType:
+    """Every plan on one line each, for comparisons too wide to read side by side at once."""
+    table = new_table(console, "What if, at a glance (every figure side by side below)")
+    longest = max(len(o.name) for o in result.outcomes)
+    table.add_column("scenario", min_width=min(longest, console.width // 3))
+    for header in ("status", "monthly", "vs base", "migration", "placed"):
+        table.add_column(header, justify="left" if header == "migration" else "right")
+    base = result.base.plan.objective_monthly_usd
+    for o in result.outcomes:
+        cost = o.plan.objective_monthly_usd
+        change = "" if o.diff is None or cost is None or base is None else usd(cost - base)
+        migrations = ", ".join(m.platform for m in o.plan.migrations) or "no"
+        placed = f"{len(o.plan.assignments)} / {len(o.plan.unplaced)}"
+        table.add_row(Text(o.name), o.plan.status, usd(cost), change, migrations, placed)
+    return table
+
+
 def comparison_table(result: WhatIfResult, console: Console | None = None) -> str:
     console = console or file_console()
     rows = [o for o in result.summary().to_dict("records")]
-    table = new_table(console, "What if")
-    table.add_column("")
-    for row in rows:
-        table.add_column(str(row["scenario"]), justify="right")
     per_plan = [_lines(row) for row in rows]
-    for i, (label, _) in enumerate(per_plan[0]):
-        table.add_row(label, *(lines[i][1] for lines in per_plan))
-    parts: list[RenderableType] = [table]
+    names = [str(row["scenario"]) for row in rows]
+    labels = [label for label, _ in per_plan[0]]
+    # A list cell ("h100 23%, trn2 77%") may wrap after its commas, never inside an item.
+    widths = [
+        max(len(name), *(len(item) for _, cell in lines for item in cell.split(", ")))
+        for name, lines in zip(names, per_plan, strict=True)
+    ]
+    label_width = max(len(label) for label in labels)
+    pages = column_pages(label_width, widths, console.width)
+    tables: list[RenderableType] = [] if len(pages) == 1 else [_glance(result, console)]
+    for number, page in enumerate(pages, start=1):
+        title = "What if" if len(pages) == 1 else f"What if ({number} of {len(pages)})"
+        table = new_table(console, title)
+        cells = sum(widths[i] + COLUMN_PADDING for i in page)
+        # Labels wrap between words where a page's cells leave them less than their width.
+        table.add_column("", width=max(12, min(label_width, console.width - cells - 4)))
+        for i in page:
+            table.add_column(Text(names[i]), justify="right", width=widths[i])
+        for r, label in enumerate(labels):
+            table.add_row(label, *(per_plan[i][r][1] for i in page))
+        tables.append(table)
+    parts: list[RenderableType] = tables
     changes = _change_lines(result)
     for o in result.outcomes[1:]:
         assert o.diff is not None

@@ -15,7 +15,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.models.explanation import Explanation
-from placement.models.numbers import figure_text, usd
+from placement.models.numbers import figure_text, signed_percent, usd
 from placement.models.plan import OptionEvaluation
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
@@ -91,7 +91,7 @@ def _flip_rows(explanation: Explanation) -> list[list[str]]:
             f.path,
             figure_text(f.value),
             figure_text(f.flips_at),
-            f"{100 * f.change:+.1f}%",
+            signed_percent(f.change),
             f.to or "nowhere",
             figure_text(f.last_unchanged),
         ]

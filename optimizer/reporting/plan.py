@@ -31,6 +31,7 @@ from placement.models.plan import (
     RobustReport,
 )
 from placement.reporting.records import csv_text, markdown_table
+from placement.reporting.report import decision_sentence
 from placement.reporting.roadmap import (
     MONTH_HEADERS,
     month_rows,
@@ -45,6 +46,11 @@ DEFAULT_TOP = 10
 """Above that, the default table lists this many of the costliest workloads."""
 UNPLACED_IN_SHORT_VIEW = 5
 """The default view of a large plan lists this many unplaced workloads (the rest: --all)."""
+ID_ROOM = 52
+"""Columns the assignments table keeps for everything but the workload id (accelerator,
+pricing, chips and cost, with their spacing)."""
+NARROW_TABLE_COLUMNS = 72
+"""Below this terminal width the assignments table puts accelerator and pricing together."""
 WIDE_TABLE_COLUMNS = 100
 """From this terminal width the assignments table also shows chip-hours."""
 
@@ -63,10 +69,13 @@ class PlanView:
 
     @classmethod
     def default(cls, workloads: int, timings: bool = False, fmt: str = "table") -> PlanView:
-        """Markdown is a document: every workload. A table lists every workload with its
-        reason when there are few; else the costliest few, without reasons."""
-        if fmt == "md" or workloads <= LIST_EVERY_WORKLOAD_UP_TO:
+        """Markdown is a document: every workload with its reason. A table keeps to what fits
+        a screen or two: every workload when there are few, else the costliest few, without
+        reasons (--all or --top N shows them; ``placement explain`` one in full)."""
+        if fmt == "md":
             return cls(None, True, timings)
+        if workloads <= LIST_EVERY_WORKLOAD_UP_TO:
+            return cls(None, False, timings)
         return cls(DEFAULT_TOP, False, timings)
 
 
@@ -225,7 +234,12 @@ def _unplaced_rows(view: PlanView) -> int | None:
 def _listing_note(plan: Plan, view: PlanView, shown: int) -> str | None:
     total = len(plan.assignments)
     if shown == total:
-        return None
+        if view.why or not total:
+            return None
+        return (
+            "Why each workload runs where it does: --all; one workload in full, with what "
+            "would move it: placement explain INVENTORY ID."
+        )
     return (
         f"Listed: the {shown:,} costliest of {total:,} planned workloads. --top N or --all "
         "lists more, each with the reason for its placement; --format csv or json has every "
@@ -246,7 +260,11 @@ def _summary_table(console: Console, plan: Plan, view: PlanView) -> RenderableTy
             style = "bold green" if plan.status == "optimal" else "bold yellow"
         elif key == "monthly cost":
             style = "bold"
-        table.add_row(key, Text(value, style=style))
+        text = Text(value, style=style)
+        # Gains green, losses red (a terminal only: plain consoles drop the styles).
+        text.highlight_regex(r"\(the (plan|roadmap) saves [^)]*\)", "green")
+        text.highlight_regex(r"\(the (plan|roadmap) costs [^)]* more\)", "red")
+        table.add_row(key, text)
     return table
 
 
@@ -457,21 +475,40 @@ def _workload_tables(console: Console, plan: Plan, view: PlanView) -> list[Rende
     if listed:
         title = "Assignments" if view.rows is None else "Costliest workloads"
         table = new_table(console, title)
-        table.add_column("workload")
-        table.add_column("accelerator")
-        table.add_column("pricing")
+        # Ids and figures are not broken where the width allows (the other columns need
+        # about ID_ROOM); on a narrow console accelerator and pricing share a column, folding
+        # between the two words.
+        narrow = console.width < NARROW_TABLE_COLUMNS
+        longest = max(len(a.workload_id) for a in listed)
         numbers = ["chips", "$/month"]
         if console.width >= WIDE_TABLE_COLUMNS:
             numbers.insert(1, "chip-hours")
-        for col in numbers:
-            table.add_column(col, justify="right")
-        for a in listed:
-            figures = {
+        cells = [
+            {
                 "chips": f"{a.chips:,}",
                 "chip-hours": f"{a.chip_hours:,.0f}",
                 "$/month": f"{a.monthly_cost_usd:,.0f}",
             }
-            table.add_row(a.workload_id, a.accelerator, a.pricing, *(figures[c] for c in numbers))
+            for a in listed
+        ]
+        widths = {c: max(len(c), *(len(figures[c]) for figures in cells)) for c in numbers}
+        if narrow:
+            # Exact widths, so that nothing is cropped: the placement column as wide as its
+            # longest word, the figures as their widest cell, the id what is left.
+            words = max(len(w) for a in listed for w in (a.accelerator, a.pricing))
+            room = console.width - 2 - 3 * (2 + len(numbers)) - words - sum(widths.values())
+            table.add_column("workload", width=max(8, min(longest, room)))
+            table.add_column("runs on", width=words)
+        else:
+            room = console.width - ID_ROOM
+            table.add_column("workload", min_width=min(longest, max(12, room)))
+            table.add_column("accelerator")
+            table.add_column("pricing")
+        for col in numbers:
+            table.add_column(col, justify="right", min_width=widths[col])
+        for a, figures in zip(listed, cells, strict=True):
+            where = [f"{a.accelerator} {a.pricing}"] if narrow else [a.accelerator, a.pricing]
+            table.add_row(a.workload_id, *where, *(figures[c] for c in numbers))
         out.append(table)
         if view.why:
             why = new_table(console, "Why", framed=False)
@@ -502,6 +539,7 @@ def plan_table(plan: Plan, view: PlanView, console: Console | None = None) -> st
     console = console or file_console()
     parts = [
         _summary_table(console, plan, view),
+        Text(decision_sentence(plan), style="bold"),
         *_decision_tables(console, plan),
         *_workload_tables(console, plan, view),
     ]

@@ -83,8 +83,10 @@ def render_records(
     console = console or file_console()
     columns = [str(col) for col in frame.columns]
     table = new_table(console, title)
-    for col in columns:
-        table.add_column(col)
+    for index, col in enumerate(columns):
+        # No word (an id, a file name, a header) is broken where the words fit side by side.
+        words = [_longest_word(col), *(_longest_word(text_cell(row[index])) for row in rows)]
+        table.add_column(col, min_width=max(words))
     for row in rows:
         table.add_row(*(text_cell(v) for v in row))
     # Rows are read across; when even unbroken words do not fit side by side (or there is only
@@ -98,15 +100,16 @@ def _words_fit(columns: list[str], rows: list[list[Any]], width: int) -> bool:
     """Whether the columns fit side by side without breaking a word shorter than FOLDED_WORD
     (each column as wide as its longest word, plus a space either side)."""
 
-    def longest_word(text: str) -> int:
-        # An identifier longer than FOLDED_WORD (a dotted catalog path) may fold; prose may not.
-        return min(max((len(word) for word in text.split()), default=0), FOLDED_WORD)
-
     needed = 2  # the table's outer edges
     for index, column in enumerate(columns):
-        cells = [longest_word(text_cell(row[index])) for row in rows]
-        needed += max([longest_word(column), *cells]) + 2
+        cells = [_longest_word(text_cell(row[index])) for row in rows]
+        needed += max([_longest_word(column), *cells]) + 3  # a space either side, a rule
     return needed <= width
+
+
+def _longest_word(text: str) -> int:
+    # An identifier longer than FOLDED_WORD (a dotted catalog path) may fold; prose may not.
+    return min(max((len(word) for word in text.split()), default=0), FOLDED_WORD)
 
 
 def _record_blocks(

@@ -18,6 +18,7 @@ from typing import Any
 from rich import box
 from rich.console import Console, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 # rich.box.SIMPLE_HEAD drawn with '-': a rule under the header and nothing else.
 ASCII_SIMPLE_HEAD = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
@@ -53,13 +54,22 @@ class _FoldingTable(Table):
 
     def add_column(self, header: RenderableType = "", *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("overflow", "fold")
-        super().add_column(header, *args, **kwargs)
+        super().add_column(plain(header), *args, **kwargs)
+
+    def add_row(self, *renderables: RenderableType | None, **kwargs: Any) -> None:
+        super().add_row(*(None if r is None else plain(r) for r in renderables), **kwargs)
+
+
+def plain(renderable: RenderableType) -> RenderableType:
+    """A string as literal text: rich would read ``[prod] llama`` or ``[/x]`` in a workload id,
+    a scenario name or a cycle label as markup (dropping it, or failing on it)."""
+    return Text(renderable) if isinstance(renderable, str) else renderable
 
 
 def render_text(console: Console, renderables: Iterable[RenderableType]) -> str:
     """Draw the renderables on ``console`` and return the text (with colour codes if any)."""
     with console.capture() as captured:
         for renderable in renderables:
-            console.print(renderable)
+            console.print(plain(renderable))
     # rich pads every line to the full width; trailing blanks only make diffs and logs noisy.
     return "".join(line.rstrip() + "\n" for line in captured.get().splitlines())
