@@ -484,7 +484,7 @@ class AcceleratorRate(_Out):
     instance_types: list[InstanceRate] = Field(default_factory=list)
 
 
-SCHEMA_VERSION = "1.11"
+SCHEMA_VERSION = "1.12"
 """The plan JSON's schema version: the minor number grows when keys are added (keys are never
 removed or renamed). 1.0 was the core plan; 1.1 added ``schema_version``, ``run`` and the status
 ``no_solution``; 1.2 the deployment shape; 1.3 commitments, FinOps measures, slices, coverage
@@ -501,7 +501,8 @@ roadmap's like-for-like comparisons (``stay_monthly_usd``, ``all_h100_on_demand_
 ``all_h100_on_demand_monthly_usd``, ``end_state_monthly_usd``); 1.9 ``rates``: what a chip is
 and its on-demand price per chip-hour and per instance-hour, per accelerator; 1.10
 ``instances`` per assignment: the whole instances its chips are billed in, and
-``solver.relaxed_objective_usd`` (cover in whole chips)."""
+``solver.relaxed_objective_usd`` (cover in whole chips); 1.11 ``alternatives`` and ``robust``;
+1.12 ``conflicts``: why no plan exists."""
 
 
 class InputInfo(_Out):
@@ -713,6 +714,12 @@ class Plan(_Out):
         default=None,
         description="plan --robust: the plan's commitments, ports and migration chosen for "
         "sampled figures at once, and how it compares with the point plan; None when not asked.",
+    )
+    conflicts: list[str] | None = Field(
+        default=None,
+        description="Where no plan exists (status infeasible): a smallest set of the model's "
+        "rows and bounds that cannot all hold (HiGHS's IIS of the LP relaxation), each as the "
+        "model writes it, or why there is none; None otherwise.",
     )
 
     def gap_asked(self, default: float) -> float:

@@ -32,9 +32,10 @@ from placement.models.plan import CostBreakdown, Plan, SolverInfo
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
+from placement.solving.conflicts import conflicts
 from placement.solving.model_file import model_file_text
 from placement.solving.proof import proven_within_gap, relaxation_bound
-from placement.solving.solver import SolveResult, SolverOptions
+from placement.solving.solver import SolveResult, SolverOptions, SolveStatus
 from placement.solving.start import GreedyPlan, price_greedy, start_values
 from placement.solving.whole_chips import solve_plan_model
 from placement.writing.files import write_output
@@ -383,4 +384,16 @@ def _plan_steady_state(
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
     progress("assembling the plan and its explanations")
     plan_ = assemble_plan(estimates, catalog, extra_columns, result, solution, baselines)
+    if result.status is SolveStatus.INFEASIBLE:
+        progress("finding the constraints that conflict")
+        plan_ = with_conflicts(plan_, estimates, catalog)
     return plan_, result, solution
+
+
+def with_conflicts(plan_: Plan, estimates: Estimates, catalog: Catalog) -> Plan:
+    """An infeasible plan with what conflicts (``solving.conflicts``: HiGHS's IIS of the
+    model's LP relaxation), in its ``conflicts`` and its message."""
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
+    found = conflicts(model)
+    message = f"{plan_.message}; the constraints that conflict are listed (JSON: conflicts)"
+    return plan_.model_copy(update={"conflicts": found, "message": message})

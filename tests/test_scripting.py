@@ -127,7 +127,7 @@ def test_run_block_records_where_the_plan_came_from() -> None:
     overrides = ["economics.amortization_months=24"]
     result = invoke("plan", SAMPLE, "--set", overrides[0], "--format", "json", "--gap", "0.002")
     plan = Plan.model_validate_json(result.stdout)
-    assert plan.schema_version == "1.11"
+    assert plan.schema_version == "1.12"
     run = plan.run
     assert run is not None
     assert run.tool_version == placement.__version__

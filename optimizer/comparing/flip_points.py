@@ -268,7 +268,10 @@ def explain_workload(
         runner_up=runner_up.accelerator if runner_up else None,
         gap_usd=runner_up.gap_usd if runner_up else None,
         options=evaluations_of(mine),
-        reasons=_reasons(assignment, unplaced.reasons if unplaced else [], forced, flips),
+        reasons=[
+            *(f"No plan: these cannot all hold: {c}" for c in made.conflicts or []),
+            *_reasons(assignment, unplaced.reasons if unplaced else [], forced, flips),
+        ],
         forced=forced,
         flip_points=flips,
         steady_figures=steady,

@@ -534,12 +534,22 @@ def _workload_tables(console: Console, plan: Plan, view: PlanView) -> list[Rende
     return out
 
 
+CONFLICTS_TITLE = "These cannot all hold (relax or remove any one and the rest can):"
+
+
+def _conflict_lines(plan: Plan) -> list[RenderableType]:
+    if not plan.conflicts:
+        return []
+    return [Text(CONFLICTS_TITLE, style="bold"), *(Text(f"- {c}") for c in plan.conflicts)]
+
+
 def plan_table(plan: Plan, view: PlanView, console: Console | None = None) -> str:
     """The plan drawn as tables on ``console`` (plain, ``COLUMNS`` or 80 wide, if None)."""
     console = console or file_console()
     parts = [
         _summary_table(console, plan, view),
         Text(decision_sentence(plan), style="bold"),
+        *_conflict_lines(plan),
         *_decision_tables(console, plan),
         *_workload_tables(console, plan, view),
     ]
@@ -552,6 +562,8 @@ def plan_table(plan: Plan, view: PlanView, console: Console | None = None) -> st
 def plan_markdown(plan: Plan, view: PlanView) -> str:
     """The plan as a Markdown document, in the same order as the table."""
     parts = ["# Placement plan\n\n", markdown_table(["", ""], summary_lines(plan, view.timings))]
+    if plan.conflicts:
+        parts.append(f"\n{CONFLICTS_TITLE}\n\n" + "".join(f"- `{c}`\n" for c in plan.conflicts))
     for section in _decision_sections(plan):
         parts.append(f"\n## {section.title}\n\n")
         parts.append(markdown_table(section.headers, section.rows))
