@@ -217,6 +217,19 @@ def test_an_unusable_database_is_a_clear_error(tmp_path: Path) -> None:
     assert "cannot open the database" in result.stderr
 
 
+def test_a_database_password_is_never_printed(tmp_path: Path) -> None:
+    from placement.storing.history import redacted
+
+    url = "postgresql+psycopg://planner:s3cr3t-pw@127.0.0.1:1/placement"
+    for args in (["history"], ["history", "--format", "json"], ["show", "1"]):
+        result = invoke(*args, "--db", url)
+        assert result.exit_code == 2
+        assert "s3cr3t-pw" not in result.output and "planner:***@127.0.0.1" in result.output
+    assert redacted(url) == "postgresql+psycopg://planner:***@127.0.0.1:1/placement"
+    assert redacted("sqlite:////tmp/h.sqlite") == "sqlite:////tmp/h.sqlite"
+    assert "pw" not in redacted("not a url://u:pw@host")
+
+
 def test_a_diff_names_each_catalog_figure_and_what_it_moved_alone(tmp_path: Path) -> None:
     """Two figures changed between cycles: each is listed with its old and new value, and
     its effect on its own is the plan re-solved with that figure alone changed."""

@@ -268,3 +268,27 @@ def test_read_scenario_raises_a_typed_error(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as err:
         read_scenario(_write(tmp_path, "- just\n- a list\n"))
     assert err.value.problems[0].line == 1
+
+
+BOMB = "name: bomb\ncatalog:\n  a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"  {n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n"
+    for p, n in zip("abcdefgh", "bcdefghi", strict=True)
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (BOMB, "aliases expand to more than 100,000 values"),
+        ("name: x\ncatalog: &c\n  nested: *c\n", "a recursive alias"),
+        ("name: x\nname: y\n", "name: duplicate key (first at line 1), line 2"),
+        ("name: x\ncatalog:\n  economics.amortization_months: 12\n"
+         "  economics.amortization_months: 24\n", "duplicate key (first at line 3), line 4"),
+    ],
+)  # fmt: skip
+def test_hostile_yaml_is_refused_before_it_is_built(tmp_path: Path, text: str, says: str) -> None:
+    path = tmp_path / "hostile.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = invoke("plan", SAMPLE, "--scenario", path, "--summary")
+    assert_clean_failure(result)
+    assert says in result.stderr

@@ -268,7 +268,7 @@ def plan_command(
         scenario_text = Path(scenario_path).read_text(encoding="utf-8") if scenario_path else None
         run_id = history.save(result, cycle, scenario_text)
         if not quiet:
-            click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.url}", err=True)
+            click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.shown_url}", err=True)
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)
     view = _view(fmt, workloads, top, show_all, summary, timings)

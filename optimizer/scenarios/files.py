@@ -115,6 +115,71 @@ def _raw_scalars(node: yaml.Node | None) -> dict[str, tuple[str | None, int]]:
     return out
 
 
+MAX_SCENARIO_VALUES = 100_000
+"""Values a scenario file may hold once its aliases are expanded (a real one holds tens)."""
+
+
+def _structure_problems(file: str, root: yaml.Node | None) -> list[Problem]:
+    """Duplicate keys, recursive aliases, and aliases that expand beyond
+    :data:`MAX_SCENARIO_VALUES` values, in the composed document (aliases there are shared
+    nodes, so the walk stays as small as the file)."""
+    if root is None:
+        return []
+    problems: list[Problem] = []
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in on_path:
+            raise _Recursive(node.start_mark.line + 1)
+        on_path.add(key)
+        total = 1
+        if isinstance(node, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for k, v in node.value:
+                line = k.start_mark.line + 1
+                if isinstance(k, yaml.ScalarNode) and k.value in seen:
+                    problems.append(
+                        scenario_problem(
+                            file, str(k.value), f"duplicate key (first at line {seen[k.value]})",
+                            line,
+                        )
+                    )  # fmt: skip
+                elif isinstance(k, yaml.ScalarNode):
+                    seen[k.value] = line
+                total += size(k) + size(v)
+        elif isinstance(node, yaml.SequenceNode):
+            total += sum(size(item) for item in node.value)
+        on_path.discard(key)
+        sizes[key] = min(total, MAX_SCENARIO_VALUES + 1)
+        return sizes[key]
+
+    try:
+        if size(root) > MAX_SCENARIO_VALUES:
+            problems.append(
+                scenario_problem(
+                    file, "(file)",
+                    f"its aliases expand to more than {MAX_SCENARIO_VALUES:,} values "
+                    "(an alias bomb?); write the values out", None,
+                )
+            )  # fmt: skip
+    except _Recursive as err:
+        problems.append(
+            scenario_problem(file, "(file)", "a recursive alias (a node holds itself)", err.line)
+        )
+    except RecursionError:
+        problems.append(scenario_problem(file, "(file)", "nested too deeply", None))
+    return problems
+
+
+class _Recursive(Exception):
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+
 def read_scenario(path: str | Path) -> Scenario:
     """Parse and check a scenario file (YAML). Raises :class:`ScenarioError` listing every
     problem."""
@@ -127,8 +192,13 @@ def read_scenario(path: str | Path) -> Scenario:
         raise ScenarioError([problem]) from None
     try:
         text = data.decode("utf-8-sig")
-        document = yaml.safe_load(text)
         composed = yaml.compose(text)
+        # Checked before anything is built from it: an alias bomb or a recursive alias is
+        # refused while it is still a small graph of nodes.
+        structural = _structure_problems(name, composed)
+        if structural:
+            raise ScenarioError(structural)
+        document = yaml.safe_load(text)
     except (UnicodeDecodeError, yaml.YAMLError) as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None

@@ -19,6 +19,7 @@ import fcntl
 import io
 import json
 import os
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,7 +32,7 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, insert, select, text
+from sqlalchemy import Engine, create_engine, event, insert, make_url, select, text
 from sqlalchemy.exc import ArgumentError, OperationalError
 from sqlalchemy.pool import NullPool
 
@@ -156,14 +157,26 @@ class History:
 
     def __init__(self, url: str | None = None) -> None:
         self.url = database_url(url) if url else default_database_url()
+        self.shown_url = redacted(self.url)
         try:
             self.engine = self._engine()
         except (ArgumentError, ValueError) as err:
             raise PlacementInputError(
-                [f"--db {self.url}: not a database URL or file path ({err})"],
+                [
+                    f"--db {self.shown_url}: not a database URL or file path "
+                    f"({self.scrubbed(str(err))})"
+                ],
                 title="invalid option",
             ) from None
         self.upgrade()
+
+    def scrubbed(self, text: str) -> str:
+        """``text`` (a driver's error) with the database password, if any, as ``***``."""
+        try:
+            password = make_url(self.url).password
+        except (ArgumentError, ValueError):
+            password = None
+        return text.replace(str(password), "***") if password else text
 
     def _engine(self) -> Engine:
         if self.url.startswith("sqlite:///"):
@@ -225,7 +238,10 @@ class History:
                 connection.commit()
         except OperationalError as err:
             raise PlacementInputError(
-                [f"--db {self.url}: cannot open the database ({err.orig})"],
+                [
+                    f"--db {self.shown_url}: cannot open the database "
+                    f"({self.scrubbed(str(err.orig))})"
+                ],
                 title="invalid option",
             ) from None
 
@@ -286,7 +302,7 @@ class History:
                 or "none saved yet"
             )
             raise PlacementInputError(
-                [f"run {run!r}: no such run in {self.url}; runs: {known}"],
+                [f"run {run!r}: no such run in {self.shown_url}; runs: {known}"],
                 title="invalid run",
             )
         catalog = Catalog.model_validate_json(row["catalog_json"])
@@ -377,6 +393,17 @@ def _attributed(
         return change
     cost = alone.objective_monthly_usd
     return change if cost is None else replace(change, effect_usd=round(cost - middle, 2))
+
+
+_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
+
+
+def redacted(url: str) -> str:
+    """The URL as messages show it: its password (if any) as ``***``, never in clear."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return _PASSWORD.sub(r"\1***@", url)
 
 
 def _frame_bytes(inventory: Inventory) -> bytes:
