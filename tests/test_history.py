@@ -255,3 +255,35 @@ def test_a_diff_names_each_catalog_figure_and_what_it_moved_alone(tmp_path: Path
     record = d.record()
     assert {f["path"] for f in record["catalog_figures"]} == {rate, weeks}
     assert record["workloads_cost_moved_most"][0]["workload_id"] == d.workloads[0].workload_id
+
+
+def test_a_failed_save_loses_no_plan_and_a_piped_scenario_is_stored_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from placement.errors import PlacementInputError
+    from placement.storing import history as stored
+
+    db = str(tmp_path / "h.sqlite")
+    # A scenario from a pipe can be read once: the text saved is the one planned.
+    fifo = tmp_path / "scenario.fifo"
+    os.mkfifo(fifo)
+    text = "name: piped\ncatalog:\n  economics.amortization_months: 24\n"
+    writer = threading.Thread(target=fifo.write_text, args=(text,))
+    writer.start()
+    saved = invoke("plan", SAMPLE, "--save", "--cycle", "q", "--db", db, "--scenario", fifo, "-q")
+    writer.join()
+    assert saved.exit_code == 0, saved.output
+    assert History(db).get("q").scenario_yaml == text
+
+    def refuse(*_: object, **__: object) -> int:
+        raise PlacementInputError(["--db: the database is read-only"], title="cannot save")
+
+    monkeypatch.setattr(stored.History, "save", refuse)
+    out = tmp_path / "plan.json"
+    failed = invoke(
+        "plan", SAMPLE, "--save", "--cycle", "q2", "--db", db, "--format", "json", "-o", out
+    )
+    assert failed.exit_code == 2 and "read-only" in failed.stderr
+    assert json.loads(out.read_text())["status"] == "optimal"  # the plan is not lost

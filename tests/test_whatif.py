@@ -266,3 +266,19 @@ def test_a_wide_comparison_pages_instead_of_splitting_cells(
     assert len(pages) >= 2
     wide = render_comparison(result, "table", Console(width=400, color_system=None))
     assert "at a glance" not in wide and "What if (" not in wide
+
+
+def test_a_scenario_with_no_plan_says_why_not_that_everything_was_dropped(
+    tmp_path: Path,
+) -> None:
+    from tests.test_conflicts import pinned_families
+
+    inventory = tmp_path / "pinned.csv"
+    pinned_families().to_csv(inventory, index=False)
+    cap = tmp_path / "cap.yaml"
+    cap.write_text("name: cap\ncatalog:\n  economics.porting_capacity_weeks_per_cycle: 5\n")
+    for fmt in ("table", "md"):
+        result = invoke("whatif", inventory, cap, "--format", fmt, "--workers", "1")
+        assert result.exit_code == 3, result.output
+        assert "no plan (infeasible)" in result.stdout
+        assert "dropped" not in result.stdout

@@ -4,7 +4,6 @@ of one at once."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -264,11 +263,6 @@ def plan_command(
 
             progress(f"finding near-optimal alternatives within {alternatives:.2%}")
             result = with_alternatives(result, alternatives, SolverOptions(solver, time_limit, gap))
-    if history is not None and cycle:
-        scenario_text = Path(scenario_path).read_text(encoding="utf-8") if scenario_path else None
-        run_id = history.save(result, cycle, scenario_text)
-        if not quiet:
-            click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.shown_url}", err=True)
     # Written after the status line is gone, so the two never interleave on a terminal.
     workloads = len(result.plan.assignments) + len(result.plan.unplaced)
     view = _view(fmt, workloads, top, show_all, summary, timings)
@@ -284,6 +278,11 @@ def plan_command(
             output,
             quiet,
         )
+    # Saved once the output is written: a database that refuses the run loses no plan.
+    if history is not None and cycle:
+        run_id = history.save(result, cycle, scenario.text if scenario is not None else None)
+        if not quiet:
+            click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.shown_url}", err=True)
     sys.exit(result.exit_code)
 
 

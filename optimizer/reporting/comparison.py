@@ -67,6 +67,10 @@ def _change_lines(result: WhatIfResult) -> dict[str, list[str]]:
     for o in result.outcomes[1:]:
         d = o.diff
         assert d is not None
+        if o.plan.status not in ("optimal", "feasible"):
+            # No plan: nothing moved or was dropped; say why instead.
+            out[o.name] = [f"no plan ({o.plan.status}): {o.plan.message}"]
+            continue
         lines = []
         if d.objective_change_usd is not None:
             lines.append(f"monthly cost {usd(d.objective_change_usd)} against the base")
@@ -163,7 +167,7 @@ def comparison_table(result: WhatIfResult, console: Console | None = None) -> st
         assert o.diff is not None
         parts.append(Text(""))
         parts.append(Text(f"{o.name}: {'; '.join(changes[o.name])}", style="bold"))
-        if o.diff.moves:
+        if o.diff.moves and o.plan.status in ("optimal", "feasible"):
             moves = new_table(console)
             for column in ("workload", "from", "to", "share change", "why"):
                 moves.add_column(column)
@@ -193,7 +197,7 @@ def comparison_markdown(result: WhatIfResult) -> str:
     for o in result.outcomes[1:]:
         assert o.diff is not None
         out.append(f"\n## {o.name}\n\n" + "".join(f"- {line}\n" for line in changes[o.name]))
-        if o.diff.moves:
+        if o.diff.moves and o.plan.status in ("optimal", "feasible"):
             shown = [
                 [
                     m.workload_id,

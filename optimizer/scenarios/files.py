@@ -76,6 +76,8 @@ class Scenario:
     sha256: str
     settings: tuple[Setting, ...] = ()
     changes: tuple[InventoryChange, ...] = field(default_factory=tuple)
+    # The file's text as read (once: a pipe or process substitution cannot be read twice).
+    text: str = field(default="", compare=False, repr=False)
 
 
 def scenario_problem(
@@ -253,6 +255,7 @@ def read_scenario(path: str | Path) -> Scenario:
         sha256=hashlib.sha256(data).hexdigest(),
         settings=tuple(settings),
         changes=tuple(changes),
+        text=text,
     )
 
 
