@@ -15,6 +15,8 @@ from placement.cli.shared import (
     inventory_options,
     output_options,
     progress_bar,
+    scenario_at,
+    scenario_option,
 )
 from placement.errors import EXIT_OK, EXIT_UNPLACED
 from placement.writing.files import check_output_path
@@ -23,12 +25,7 @@ from placement.writing.files import check_output_path
 @click.command("explain")
 @click.argument("inventory", type=click.Path(dir_okay=False, allow_dash=True))
 @click.argument("workload_id", metavar="ID")
-@click.option(
-    "--scenario",
-    "scenario_path",
-    type=click.Path(dir_okay=False),
-    help="Apply a what-if scenario file first (catalog settings and inventory changes).",
-)
+@scenario_option("Apply a what-if scenario file first (catalog settings and inventory changes).")
 @click.option(
     "--flip-points/--no-flip-points",
     default=True,
@@ -87,11 +84,7 @@ def explain_command(
         check_output_path(output)
     source = catalog_source(catalog_path, overrides)
     inv = planned_inventory(inventory, source, input_format, sheet)
-    scenario = None
-    if scenario_path is not None:
-        from placement.scenarios import read_scenario
-
-        scenario = read_scenario(scenario_path)
+    scenario = scenario_at(scenario_path)
     with progress_bar(quiet, "re-solving") as advance:
         explanation = explain_workload(
             inv,

@@ -19,6 +19,8 @@ from placement.cli.shared import (
     horizon_option,
     inventory_options,
     output_options,
+    scenario_at,
+    scenario_option,
     seed_option,
 )
 from placement.solving.choices import DEFAULT_GAP, SOLVERS
@@ -73,12 +75,9 @@ def _view(
     show_default=True,
     help="Relative MIP gap at which the solver may stop.",
 )
-@click.option(
-    "--scenario",
-    "scenario_path",
-    type=click.Path(dir_okay=False),
-    help="Apply a what-if scenario file (YAML: catalog settings and inventory changes; "
-    "--set still has the last word). See docs/scenarios.md.",
+@scenario_option(
+    "Apply a what-if scenario file (YAML: catalog settings and inventory changes; "
+    "--set still has the last word). See docs/scenarios.md."
 )
 @horizon_option
 @click.option(
@@ -204,7 +203,6 @@ def plan_command(
     from placement.reporting import plan_csv_files, render_plan
     from placement.reporting.plan import plan_json_parts, sidecar_paths
     from placement.reporting.status import stage_status
-    from placement.scenarios import read_scenario
 
     # CSV to a file puts its other tables in files beside it; to a stream, in sections.
     csv_files = fmt == "csv" and output is not None and is_regular_target(output)
@@ -227,7 +225,7 @@ def plan_command(
         )
     if not robust and (samples is not None or cvar is not None):
         raise click.UsageError("--samples and --cvar go with --robust")
-    scenario = read_scenario(scenario_path) if scenario_path is not None else None
+    scenario = scenario_at(scenario_path)
     history = None
     if save:  # opened first: a bad --db fails before solving
         from placement.storing import History  # the database's libraries take 0.3 s to load

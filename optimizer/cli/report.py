@@ -19,6 +19,8 @@ from placement.cli.shared import (
     inventory_options,
     progress_bar,
     quiet_option,
+    scenario_at,
+    scenario_option,
 )
 from placement.errors import EXIT_OK, EXIT_UNPLACED, PlacementInputError
 from placement.writing.files import check_output_path, write_files
@@ -82,12 +84,7 @@ def _risk_from(path: str) -> RiskResult:
 @click.option(
     "--md", "md_path", type=click.Path(dir_okay=False), help="Write the Markdown report here."
 )
-@click.option(
-    "--scenario",
-    "scenario_path",
-    type=click.Path(dir_okay=False),
-    help="Plan under a what-if scenario file (catalog settings and inventory changes).",
-)
+@scenario_option("Plan under a what-if scenario file (catalog settings and inventory changes).")
 @horizon_option
 @click.option(
     "--whatif",
@@ -183,7 +180,7 @@ def report_command(
 
         options = SolverOptions(solver, time_limit, gap)
         inv = planned_inventory(inventory, source, input_format, sheet)
-        scenario = read_scenario(scenario_path) if scenario_path else None
+        scenario = scenario_at(scenario_path)
         scenarios = [read_scenario(p) for p in whatif_paths]
         made = plan(inv, source, options, scenario=scenario, horizon=horizon).plan
         title = f"Placement plan: {Path(inv.source).name}"

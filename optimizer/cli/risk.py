@@ -15,6 +15,8 @@ from placement.cli.shared import (
     inventory_options,
     output_options,
     progress_bar,
+    scenario_at,
+    scenario_option,
     seed_option,
 )
 from placement.errors import EXIT_OK, EXIT_UNPLACED
@@ -32,12 +34,9 @@ from placement.writing.files import check_output_path
     help="Futures to draw from the catalog's ranges.",
 )
 @seed_option("The draws' seed: the same seed gives the same figures, whoever runs the samples.")
-@click.option(
-    "--scenario",
-    "scenario_path",
-    type=click.Path(dir_okay=False),
-    help="Apply a what-if scenario file first (its catalog settings and inventory changes; "
-    "--set still has the last word): the futures are drawn around the scenario's figures.",
+@scenario_option(
+    "Apply a what-if scenario file first (its catalog settings and inventory changes; "
+    "--set still has the last word): the futures are drawn around the scenario's figures."
 )
 @inventory_options
 @catalog_options
@@ -91,11 +90,7 @@ def risk_command(
         check_output_path(output)
     source = catalog_source(catalog_path, overrides)
     inv = planned_inventory(inventory, source, input_format, sheet)
-    scenario = None
-    if scenario_path is not None:
-        from placement.scenarios import read_scenario
-
-        scenario = read_scenario(scenario_path)
+    scenario = scenario_at(scenario_path)
     with progress_bar(quiet, "sampling") as advance:
         result = risk(
             inv,

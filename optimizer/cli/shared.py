@@ -33,6 +33,7 @@ from placement.writing.files import STDOUT, Content, write_files
 if TYPE_CHECKING:
     from placement.catalog import CatalogSource
     from placement.models.plan import Plan
+    from placement.scenarios import Scenario
 
 DEBUG_ENV = "PLACEMENT_DEBUG"
 """Set to show the traceback of an internal error instead of a one-line message."""
@@ -230,6 +231,22 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
     ):
         func = option(func)
     return func
+
+
+def scenario_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--scenario FILE`` (into ``scenario_path``): a what-if scenario file applied first."""
+    return click.option(
+        "--scenario", "scenario_path", type=click.Path(dir_okay=False), help=help_text
+    )
+
+
+def scenario_at(path: str | None) -> Scenario | None:
+    """The scenario file at ``path``, read and checked (None: no scenario)."""
+    if path is None:
+        return None
+    from placement.scenarios import read_scenario
+
+    return read_scenario(path)
 
 
 def seed_option(help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
