@@ -284,6 +284,10 @@ BOMB = "name: bomb\ncatalog:\n  a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
         ("name: x\nname: y\n", "name: duplicate key (first at line 1), line 2"),
         ("name: x\ncatalog:\n  economics.amortization_months: 12\n"
          "  economics.amortization_months: 24\n", "duplicate key (first at line 3), line 4"),
+        ("name: x\ninventory:\n  - set: {column: params_b, value: [1, 2]}\n",
+         "value: one value"),
+        ("name: x\ninventory:\n  - scale: {column: params_b, by: .nan}\n", "by: a number"),
+        ("name: x\ninventory:\n  - scale: {column: params_b, by: .inf}\n", "by: a finite"),
     ],
 )  # fmt: skip
 def test_hostile_yaml_is_refused_before_it_is_built(tmp_path: Path, text: str, says: str) -> None:
@@ -292,3 +296,19 @@ def test_hostile_yaml_is_refused_before_it_is_built(tmp_path: Path, text: str, s
     result = invoke("plan", SAMPLE, "--scenario", path, "--summary")
     assert_clean_failure(result)
     assert says in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--scenario", "--catalog"])
+def test_an_endless_or_secret_file_is_refused_without_echoing_it(
+    tmp_path: Path, option: str
+) -> None:
+    """/dev/zero is refused after a bounded read; a .env passed as a catalog or a scenario
+    is refused with its keys at most, never its values."""
+    endless = invoke("plan", SAMPLE, option, "/dev/zero", "--summary")
+    assert_clean_failure(endless)
+    assert "larger than 4,000,000 bytes" in endless.stderr
+    secret = tmp_path / "prod.env"
+    secret.write_text("DB_PASSWORD: hunter2-secret\nAPI_KEY: sk-live-123\n")
+    refused = invoke("plan", SAMPLE, option, secret, "--summary")
+    assert_clean_failure(refused)
+    assert "hunter2-secret" not in refused.stderr and "sk-live-123" not in refused.stderr

@@ -145,6 +145,8 @@ def test_sweep_cli_formats_and_chart(tmp_path: Path, fmt: str) -> None:
         (["--param", "economics.amortization_months", "--range", "6:24"], "START:STOP:STEPS"),
         (["--param", "economics.amortization_months", "--range", "6:24:1"], "STEPS"),
         (["--param", "economics.amortization_months", "--range", "-6:24:3"], "amortization"),
+        (["--param", "economics.amortization_months", "--range", "6:24:10000"], "2 to 500"),
+        (["--param", "economics.amortization_months", "--range", "6:inf:3"], "finite"),
     ],
 )
 def test_a_bad_parameter_is_refused_before_any_solve(args: list[str], says: str) -> None:

@@ -282,3 +282,38 @@ def test_a_scenario_with_no_plan_says_why_not_that_everything_was_dropped(
         assert result.exit_code == 3, result.output
         assert "no plan (infeasible)" in result.stdout
         assert "dropped" not in result.stdout
+
+
+def test_a_scheduler_with_no_worker_or_a_server_that_is_not_dask_is_a_clear_error() -> None:
+    """Neither hangs: a Dask scheduler with no worker, and an HTTP server on the port."""
+    import http.server
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    pytest.importorskip("distributed")
+    port = free_port()
+    lonely = subprocess.Popen(
+        [str(Path(sys.executable).parent / "dask"), "scheduler", "--host", "127.0.0.1",
+         "--port", str(port), "--no-dashboard"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        time.sleep(3)  # the scheduler's start-up
+        result = invoke("whatif", SAMPLE, SCENARIOS / "nothing.yaml",
+                        "--scheduler", f"tcp://127.0.0.1:{port}")  # fmt: skip
+        assert_clean_failure(result)
+        assert "has no worker" in result.stderr
+    finally:
+        lonely.terminate()
+        lonely.wait(10)
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=web.serve_forever, daemon=True).start()
+    try:
+        result = invoke("whatif", SAMPLE, SCENARIOS / "nothing.yaml",
+                        "--scheduler", f"tcp://127.0.0.1:{web.server_port}")  # fmt: skip
+        assert_clean_failure(result)
+        assert "--scheduler" in result.stderr
+    finally:
+        web.shutdown()

@@ -23,6 +23,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from placement.catalog.settings import Override, Setting, apply_settings
 from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
+from placement.reading.bounded import MAX_SETTINGS_BYTES, TooLarge, read_bounded
 from placement.reading.encoding import UndecodableText, decode
 
 DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
@@ -93,7 +94,18 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
         # A file of that name, where there is one, wins: a name never hides a user's file.
         return packaged_catalog_text(PACKAGED_CATALOGS[name]).encode("utf-8"), name
     try:
-        return Path(path).read_bytes(), name
+        return read_bounded(path), name
+    except TooLarge:
+        raise CatalogError(
+            [
+                Problem(
+                    f"{name}: larger than {MAX_SETTINGS_BYTES:,} bytes: not a catalog "
+                    "(a catalog is YAML settings of some tens of kB)",
+                    name,
+                    expected="a catalog YAML file",
+                )
+            ]
+        ) from None
     except OSError as err:
         reason = err.strerror or str(err)
         packaged = ", ".join(sorted(PACKAGED_CATALOGS))
@@ -147,6 +159,14 @@ def _parse(text: str, name: str) -> Any:
         expected = "a YAML mapping at the top level"
         message = f"{name}: expected {expected}; {_what_is(data)}"
         raise CatalogError([Problem(message, name, expected=expected)])
+    sections = [k for k, f in Catalog.model_fields.items() if f.is_required()]
+    if data and not set(map(str, data)) & set(sections):
+        # Not a catalog at all (a .env or credentials file passed by mistake): its keys are
+        # named, its values never echoed.
+        found = ", ".join(list(map(str, data))[:10])
+        expected = f"a catalog: YAML with its sections ({', '.join(sections[:6])}, ...)"
+        message = f"{name}: not a catalog: none of its sections are here (found keys: {found})"
+        raise CatalogError([Problem(message, name, expected=expected)])
     return data
 
 
@@ -156,7 +176,8 @@ def _what_is(data: Any) -> str:
         return "the file is empty"
     if isinstance(data, list):
         return "found a list"
-    return f"found a single value ({data!r})"
+    # Its type only, never the value: a key or a .env file passed by mistake is not echoed.
+    return f"found a single {type(data).__name__} value"
 
 
 def _yaml_problem(err: YAMLError, name: str, text: str) -> Problem:

@@ -9,6 +9,7 @@ they come back in the order the jobs were given.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -167,6 +168,10 @@ def _in_order(
     return results
 
 
+SCHEDULER_WAIT_S = 5
+"""Seconds to wait for a Dask scheduler to answer, and again for its first worker."""
+
+
 def _dask_client(scheduler: str) -> Any:
     """A client of the Dask scheduler at ``scheduler``; a usage error if none answers."""
     try:
@@ -179,10 +184,29 @@ def _dask_client(scheduler: str) -> Any:
             ],
             title="invalid option",
         ) from None
-    try:
-        return Client(scheduler, timeout="5s")
-    except OSError as err:
-        raise PlacementInputError(
-            [f"--scheduler {scheduler}: no Dask scheduler answers there ({err})"],
-            title="invalid option",
-        ) from None
+    # Connected from a daemon thread, waited for at most SCHEDULER_WAIT_S: a server that
+    # accepts the connection but is not Dask never answers its handshake, and a thread stuck
+    # there must not keep the command from exiting.
+    made: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            client = Client(scheduler, timeout=f"{SCHEDULER_WAIT_S}s")
+            client.wait_for_workers(1, timeout=SCHEDULER_WAIT_S)
+            made["client"] = client
+        except Exception as err:  # reported below, in the command's words
+            made["error"] = err
+
+    thread = threading.Thread(target=connect, daemon=True)
+    thread.start()
+    thread.join(2 * SCHEDULER_WAIT_S + 1)
+    if "client" in made:
+        return made["client"]
+    err = made.get("error")
+    if isinstance(err, TimeoutError) and "worker" in str(err).lower():
+        reason = f"the scheduler answers but has no worker (waited {SCHEDULER_WAIT_S} s)"
+    elif err is None:
+        reason = f"nothing answered as a Dask scheduler within {2 * SCHEDULER_WAIT_S} s"
+    else:
+        reason = f"no Dask scheduler answers there ({type(err).__name__}: {err})"
+    raise PlacementInputError([f"--scheduler {scheduler}: {reason}"], title="invalid option")

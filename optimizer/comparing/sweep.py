@@ -46,6 +46,10 @@ from placement.pipeline import SolverOptions, solve_steady_state
 from placement.reading import Inventory
 from placement.scenarios import InventoryChange, Scenario, check_scenario
 
+MAX_SWEEP_STEPS = 500
+"""Grid points of one parameter at most: each is a whole plan (a finer question is a narrower
+range; break-evens are located far more finely than the grid anyway)."""
+
 BISECTION_TOLERANCE = 1 / 256
 """A break-even is located to within this fraction of the grid step (8 halvings)."""
 
@@ -69,8 +73,10 @@ class Parameter:
         problem = None
         try:
             start, stop, steps = float(parts[0]), float(parts[1]), int(parts[2])
-            if len(parts) != 3 or steps < 2 or not (math.isfinite(start) and math.isfinite(stop)):
-                problem = "STEPS must be 2 or more and START, STOP finite"
+            if len(parts) != 3 or not 2 <= steps <= MAX_SWEEP_STEPS:
+                problem = f"STEPS from 2 to {MAX_SWEEP_STEPS}"
+            elif not (math.isfinite(start) and math.isfinite(stop)):
+                problem = "START and STOP finite numbers"
         except (ValueError, IndexError):
             problem = "START:STOP:STEPS, e.g. 1000:20000:20"
         if problem:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ import yaml
 
 from placement.catalog import Setting
 from placement.errors import PlacementInputError, Problem
+from placement.reading.bounded import MAX_SETTINGS_BYTES, TooLarge, read_bounded
 
 ACTIONS = ("scale", "set", "pin", "profile", "drop", "add")
 """The inventory changes a scenario may make, one per entry."""
@@ -187,7 +189,15 @@ def read_scenario(path: str | Path) -> Scenario:
     problem."""
     name = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = read_bounded(path)
+    except TooLarge:
+        problem = Problem(
+            f"{name}: larger than {MAX_SETTINGS_BYTES:,} bytes: not a scenario (a scenario is "
+            "a few lines of YAML)",
+            name,
+            expected="a scenario YAML file",
+        )
+        raise ScenarioError([problem]) from None
     except OSError as err:
         reason = err.strerror or str(err)
         problem = Problem(f"{name}: cannot read ({reason})", name, expected=reason)
@@ -356,11 +366,17 @@ def _argument_problem(action: str, argument: Any) -> str | None:
         if not isinstance(argument, dict) or set(argument) != {"column", "by"}:
             return "a mapping {column: NAME, by: FACTOR}"
         by = argument["by"]
-        if isinstance(by, bool) or not isinstance(by, int | float) or by < 0:
+        if isinstance(by, bool) or not isinstance(by, int | float) or not by >= 0:
             return "by: a number >= 0"
+        if not math.isfinite(by):
+            return "by: a finite number >= 0"
     elif action == "set":
         if not isinstance(argument, dict) or set(argument) != {"column", "value"}:
             return "a mapping {column: NAME, value: VALUE}"
+        if isinstance(argument["value"], list | dict):
+            return "value: one value (a number, a text, true/false or null), not a list or mapping"
+        if isinstance(argument["value"], float) and not math.isfinite(argument["value"]):
+            return "value: a finite number"
     elif action in ("pin", "profile"):
         if argument is not None and not isinstance(argument, str):
             return "a name (or null to clear it)"
