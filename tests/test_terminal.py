@@ -365,3 +365,48 @@ def test_names_are_text_never_markup(tmp_path: Path) -> None:
         assert saved.exit_code == 0, saved.output
     listed = runner.invoke(cli, ["history", "--db", db], catch_exceptions=False)
     assert listed.exit_code == 0 and "[/]" in listed.stdout and "[red]Q1[/red]" in listed.stdout
+
+
+def _children(pid: int) -> set[int]:
+    """The live descendants of a process (from /proc)."""
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        parent = frontier.pop()
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                if ppid == parent and int(entry.name) not in found:
+                    found.add(int(entry.name))
+                    frontier.add(int(entry.name))
+    return found
+
+
+def test_sigterm_stops_a_batch_and_its_workers_and_leaves_no_file(tmp_path: Path) -> None:
+    """SIGTERM to a running whatif ends it as Ctrl-C does: its worker processes stop with it
+    (not minutes later), and the output file is not left half-written."""
+    scenarios = sorted((ROOT / "inputs" / "scenarios").glob("*.yaml"))
+    out = tmp_path / "whatif.txt"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "placement", "whatif", str(SAMPLE), *map(str, scenarios),
+         "--workers", "2", "-o", str(out)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while len(_children(process.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)  # the worker processes are up and solving
+    workers = _children(process.pid)
+    assert workers, "the batch never started its workers"
+    process.terminate()
+    process.wait(timeout=20)
+    time.sleep(0.5)
+    assert not _children(process.pid) & workers
+    for pid in workers:
+        assert (
+            not Path(f"/proc/{pid}").exists()
+            or "Z" in (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[:1])
+        )
+    assert not out.exists() and not list(tmp_path.glob(".whatif.txt.*"))

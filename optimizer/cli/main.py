@@ -9,6 +9,7 @@ group lives in its own module beside this one (``plan``, ``catalog``, ``referenc
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import click
@@ -57,6 +58,9 @@ def main(args: list[str] | None = None) -> None:
     ends the command quietly.
     """
     argv = list(sys.argv[1:] if args is None else args)
+    # SIGTERM ends a command as Ctrl-C does: a file being written is removed, not left
+    # half-written, and worker processes are stopped rather than left solving.
+    previous = signal.signal(signal.SIGTERM, _interrupted)
     try:
         code = cli.main(argv, prog_name="placement", standalone_mode=False)
     except click.ClickException as err:
@@ -82,7 +86,13 @@ def main(args: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(EXIT_INTERNAL_ERROR)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 # The batch and history commands live in their own module and register on ``cli`` when imported;

@@ -117,9 +117,14 @@ class Runner:
     def __enter__(self) -> Runner:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+            if kind is not None:
+                # Interrupted (Ctrl-C, SIGTERM) or failed: stop the solves under way now
+                # rather than wait minutes for them.
+                for process in list(getattr(self._pool, "_processes", {}).values()):
+                    process.terminate()
+            self._pool.shutdown(wait=kind is None, cancel_futures=True)
         if self._client is not None:
             self._client.close()
 
