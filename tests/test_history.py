@@ -287,3 +287,19 @@ def test_a_failed_save_loses_no_plan_and_a_piped_scenario_is_stored_whole(
     )
     assert failed.exit_code == 2 and "read-only" in failed.stderr
     assert json.loads(out.read_text())["status"] == "optimal"  # the plan is not lost
+
+
+def test_a_file_that_is_not_a_history_database_is_refused_untouched(tmp_path: Path) -> None:
+    saved = tmp_path / "h.sqlite"
+    assert invoke("plan", SAMPLE, "--save", "--cycle", "q", "--db", saved, "-q").exit_code == 0
+    truncated = tmp_path / "truncated.sqlite"
+    truncated.write_bytes(saved.read_bytes()[:100])
+    text = tmp_path / "notes.sqlite"
+    text.write_text("not a database\n")
+    for path in (truncated, text):
+        before = path.read_bytes()
+        for args in (["history"], ["plan", SAMPLE, "--save", "--cycle", "q", "--summary"]):
+            result = invoke(*args, "--db", path)
+            assert_clean_failure(result)
+            assert "not a usable placement history database" in result.stderr
+        assert path.read_bytes() == before

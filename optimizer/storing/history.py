@@ -33,7 +33,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, create_engine, event, insert, make_url, select, text
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 from sqlalchemy.pool import NullPool
 
 from placement.analysing.provenance import catalog_fingerprint, now_utc, tool_version
@@ -241,6 +241,15 @@ class History:
                 [
                     f"--db {self.shown_url}: cannot open the database "
                     f"({self.scrubbed(str(err.orig))})"
+                ],
+                title="invalid option",
+            ) from None
+        except DatabaseError as err:
+            # Not a database, truncated or corrupt: nothing was changed in it.
+            raise PlacementInputError(
+                [
+                    f"--db {self.shown_url}: not a usable placement history database "
+                    f"({self.scrubbed(str(err.orig))}); give another --db, or move this file"
                 ],
                 title="invalid option",
             ) from None
