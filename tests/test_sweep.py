@@ -230,3 +230,20 @@ def test_two_changes_in_one_grid_step_are_both_found() -> None:
     for c, f in zip(coarse.break_evens, fine.break_evens, strict=True):
         assert c.changes == f.changes
         assert max(c.low, f.low) <= min(c.high, f.high)  # the two brackets overlap
+
+
+def test_a_whole_number_parameter_is_bisected_on_whole_numbers() -> None:
+    """A chip limit takes whole numbers: the break-even is located between two neighbours,
+    each confirmed by a plan of its own (a fractional limit would be refused)."""
+    from tests.test_explain import as_inventory, small_inventory
+
+    limit = "accelerators.trn2.max_chips"
+    result = sweep(
+        as_inventory(small_inventory()), [Parameter.parse_range(limit, "10:100:3")], workers=1
+    )
+    assert result.break_evens
+    for b in result.break_evens:
+        assert b.low.is_integer() and b.high == b.low + 1
+        before = plan(small_inventory(), read_catalog(None, [f"{limit}={int(b.low)}"])).plan
+        after = plan(small_inventory(), read_catalog(None, [f"{limit}={int(b.high)}"])).plan
+        assert decisions(before) != decisions(after)

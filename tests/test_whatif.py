@@ -308,7 +308,12 @@ def test_a_scheduler_with_no_worker_or_a_server_that_is_not_dask_is_a_clear_erro
     finally:
         lonely.terminate()
         lonely.wait(10)
-    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+
+    class Quiet(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *_: object) -> None:  # Dask's handshake is no HTTP: say nothing
+            pass
+
+    web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
     threading.Thread(target=web.serve_forever, daemon=True).start()
     try:
         result = invoke("whatif", SAMPLE, SCENARIOS / "nothing.yaml",

@@ -21,7 +21,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -261,6 +261,23 @@ def _describe(before: Decisions, after: Decisions) -> str:
     return "; ".join(parts) or "decisions changed"
 
 
+def _whole_numbers(
+    values: Sequence[float],
+    at: Callable[[float], Scenario],
+    inventory: Inventory,
+    catalog: CatalogSource,
+) -> bool:
+    """Whether a parameter takes whole numbers only: every grid value is one, and half a
+    step past the first is refused (checked on the scenario, without solving)."""
+    if not all(float(v).is_integer() for v in values):
+        return False
+    try:
+        check_scenario(inventory, catalog, at(values[0] + 0.5))
+    except PlacementInputError:
+        return True
+    return False
+
+
 def _plan_decisions(job: PlanJob) -> Decisions:
     """A job's decisions from its whole plan (a roadmap's end state)."""
     return decisions(run_job(job))
@@ -321,10 +338,16 @@ def sweep(
         # Inside an interval only the decisions matter: a roadmap's are its plan's, a steady
         # state's come from its solve alone.
         task = decide if horizon is None else _plan_decisions
-        while narrowing := [
-            i for i, (lo, _, hi, _, _) in enumerate(open_) if abs(hi - lo) > tolerance * step
-        ]:
-            mids = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
+        # A whole-number parameter (a chip limit, a month) is bisected on whole numbers, down
+        # to neighbours: a fractional value would be refused.
+        whole = _whole_numbers(first.values, lambda v: scenario(v, others[0]), inventory, catalog)
+
+        def wide(lo: float, hi: float) -> bool:
+            return hi - lo > 1 if whole else abs(hi - lo) > tolerance * step
+
+        while narrowing := [i for i, (lo, _, hi, _, _) in enumerate(open_) if wide(lo, hi)]:
+            halves = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
+            mids = [float(math.floor(h)) if whole else h for h in halves]
             found = runner.run(
                 [
                     PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)

@@ -45,11 +45,13 @@ def _cells(result: SweepResult) -> tuple[list[str], list[list[str]]]:
 
 def bracket_digits(low: float, high: float) -> int:
     """Decimals that tell a bracket's ends apart, and no more: a break-even located to within
-    0.012 reads 3.248, one located to within 38 reads 1,171."""
+    0.012 reads 3.248, one located to within 38 (or between two whole numbers) reads 1,171."""
     width = abs(high - low)
     if width <= 0:
         return 6
-    return max(0, 1 - math.floor(math.log10(width)))
+    if width >= 1:  # whole numbers tell apart brackets of one or more
+        return 0
+    return 1 - math.floor(math.log10(width))
 
 
 def _break_even_lines(result: SweepResult) -> list[str]:
