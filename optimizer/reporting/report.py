@@ -14,7 +14,7 @@ tables for wikis and pull requests, without the charts.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from placement.comparing.whatif import WhatIfResult
@@ -446,13 +446,3 @@ def report_html(given: ReportInput) -> str:
         f"<script>{SORT_SCRIPT}</script></body></html>",
     ]
     return "\n".join(p for p in parts if p) + "\n"
-
-
-def report_text(given: ReportInput, suffix: str) -> str:
-    """The report as HTML (``.html``/``.htm``) or Markdown (anything else)."""
-    return report_html(given) if suffix in (".html", ".htm") else report_markdown(given)
-
-
-def titled(plan: Plan, sources: Sequence[str]) -> str:
-    """The report's title: the plan of what."""
-    return "Placement plan: " + (", ".join(sources) or "inventory")

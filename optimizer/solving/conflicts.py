@@ -14,6 +14,7 @@ units, one accelerator per workload): no IIS exists for that, and the sentence s
 from __future__ import annotations
 
 import highspy
+import pandas as pd
 import pulp
 
 from placement.formulating.model import PlacementModel
@@ -51,10 +52,8 @@ def _forcing(model: PlacementModel) -> dict[str, list[str]]:
     return out
 
 
-def _only_on(options: object, platform: str, family: str | None) -> list[str]:
-    import pandas as pd
-
-    assert isinstance(options, pd.DataFrame)
+def _only_on(options: pd.DataFrame, platform: str, family: str | None) -> list[str]:
+    """The workloads whose every option runs on ``platform`` (and is of ``family``)."""
     here = options["platform"].astype(str).eq(platform)
     if family is not None:
         here &= options["family"].astype(str).eq(family)
