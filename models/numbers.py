@@ -35,3 +35,14 @@ def signed_percent(fraction: float, digits: int = 1) -> str:
     if rounded == 0:
         return f"{0:.{digits}f}%"
     return f"{rounded:+.{digits}f}%"
+
+
+def bracket_digits(low: float, high: float) -> int:
+    """Decimals that tell a bracket's ends apart, and no more: a break-even located to within
+    0.012 reads 3.248, one located to within 38 (or between two whole numbers) reads 1,171."""
+    width = abs(high - low)
+    if width <= 0:
+        return 6
+    if width >= 1:  # whole numbers tell apart brackets of one or more
+        return 0
+    return 1 - math.floor(math.log10(width))

@@ -92,6 +92,28 @@ def test_a_saved_plan_and_a_risk_result_make_a_report(tmp_path: Path) -> None:
     assert EXTERNAL.findall(text) == []
 
 
+def test_a_sweep_result_makes_a_section_with_every_break_even(tmp_path: Path) -> None:
+    inv, swept = tmp_path / "one.csv", tmp_path / "sweep.json"
+    inv.write_text("id,kind,model_family,params_b,h100_gpu_hours\njob,training,llama,70,1\n")
+    done = invoke("sweep", inv, "--param", "inventory.h100_gpu_hours", "--range",
+                  "1000:41000:3", "--format", "json", "-o", swept, "--workers", "1")  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    break_evens = json.loads(swept.read_text())["break_evens"]
+    assert len(break_evens) == 1
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    done = invoke("report", inv, "--sweep", swept, "--html", html, "--md", md)
+    assert done.exit_code == 0, done.stderr
+    text = html.read_text(encoding="utf-8")
+    assert "<h2>Sweep of inventory.h100_gpu_hours</h2>" in text and 'id="chart-sweep"' in text
+    assert text.count("job h100 -&gt; trn2") == 1  # the break-even's line
+    low, high = round(break_evens[0]["low"]), round(break_evens[0]["high"])
+    assert f"between {low:,} and {high:,}" in text
+    assert EXTERNAL.findall(text) == []
+    markdown = md.read_text(encoding="utf-8")
+    assert "## Sweep of inventory.h100_gpu_hours" in markdown and "job h100 -> trn2" in markdown
+    assert markdown.count("\n| 1000 ") + markdown.count("\n| 21000 ") == 2  # the grid's rows
+
+
 def test_a_roadmap_report_draws_its_timeline(tmp_path: Path) -> None:
     html = tmp_path / "r.html"
     done = invoke("report", SAMPLE, "--horizon", "6", "--html", html)
@@ -107,6 +129,10 @@ def test_bad_requests_are_refused_cleanly(tmp_path: Path) -> None:
     done = invoke("report", SAMPLE, "--html", tmp_path / "r.html", "--risk", not_risk)
     assert_clean_failure(done)
     assert "--risk" in done.stderr and not (tmp_path / "r.html").exists()
+    done = invoke("report", SAMPLE, "--html", tmp_path / "r.html", "--sweep", not_risk)
+    assert_clean_failure(done)
+    assert "--sweep" in done.stderr and "placement sweep" in done.stderr
+    assert not (tmp_path / "r.html").exists()
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (.ci/run installs Debian's)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -26,8 +26,11 @@ from placement.errors import EXIT_OK, EXIT_UNPLACED, PlacementInputError
 from placement.writing.files import check_output_path, write_files
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from placement.models.plan import Plan
-    from placement.models.risk import RiskResult
+
+ResultT = TypeVar("ResultT", bound="BaseModel")
 
 
 def _json_document(path: str) -> Any:
@@ -59,17 +62,17 @@ def _plan_from(path: str, document: Any) -> Plan:
         raise PlacementInputError(problems, title="not a plan JSON") from None
 
 
-def _risk_from(path: str) -> RiskResult:
+def _result_from(option: str, path: str, model: type[ResultT], command: str) -> ResultT:
+    """A result file written by another command (``risk``, ``sweep``) with ``--format json``,
+    or a clear refusal naming the option and the file."""
     from pydantic import ValidationError
 
-    from placement.models.risk import RiskResult
-
     try:
-        return RiskResult.model_validate_json(Path(path).read_bytes())
+        return model.model_validate_json(Path(path).read_bytes())
     except (OSError, ValidationError, ValueError) as err:
         raise PlacementInputError(
             [
-                f"--risk {path}: expected the JSON of 'placement risk --format json' "
+                f"{option} {path}: expected the JSON of '{command} --format json' "
                 f"({str(err).splitlines()[0]})"
             ],
             title="invalid option",
@@ -102,6 +105,12 @@ def _risk_from(path: str) -> RiskResult:
     help="Add the risk section from this file ('placement risk ... --format json -o FILE').",
 )
 @click.option(
+    "--sweep",
+    "sweep_path",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Add the sweep section from this file ('placement sweep ... --format json -o FILE').",
+)
+@click.option(
     "--run",
     "run_id",
     metavar="RUN",
@@ -122,6 +131,7 @@ def report_command(
     horizon: int | None,
     whatif_paths: tuple[str, ...],
     risk_path: str | None,
+    sweep_path: str | None,
     run_id: str | None,
     db: str | None,
     input_format: str | None,
@@ -142,14 +152,15 @@ def report_command(
     The report opens with one sentence with the money and a summary table, then what to buy
     now, what to port and when, the roadmap (--horizon), the risk (--risk), charts of the cost
     against its baselines, of chip-hours by accelerator and pricing and of commitment cover
-    over a week, the what-if comparison (--whatif), and every workload with its explanation
-    (sortable). See docs/report.md.
+    over a week, the what-if comparison (--whatif), the sweep (--sweep), and every workload
+    with its explanation (sortable). See docs/report.md.
 
     \b
     Examples:
         placement report inputs/sample_inventory.csv --html report.html
         placement report inv.csv --horizon 24 --md report.md
         placement report plan.json --html report.html --risk risk.json
+        placement report plan.json --html report.html --sweep sweep.json
         placement report inv.csv --html r.html --whatif inputs/scenarios/h100_price_cut.yaml
 
     Exit code 0: the plan places every workload; 2: bad input; 3: it leaves workloads unplaced
@@ -162,7 +173,13 @@ def report_command(
     for path in (html_path, md_path):
         if path is not None:
             check_output_path(path)
-    risk = _risk_from(risk_path) if risk_path else None
+    from placement.models.risk import RiskResult
+    from placement.models.sweep import SweepSummary
+
+    risk = _result_from("--risk", risk_path, RiskResult, "placement risk") if risk_path else None
+    swept = (
+        _result_from("--sweep", sweep_path, SweepSummary, "placement sweep") if sweep_path else None
+    )
     source = catalog_source(catalog_path, overrides)
     made: Plan
     whatif = None
@@ -190,7 +207,7 @@ def report_command(
             with progress_bar(quiet, "what-if") as advance:
                 whatif = compare(inv, scenarios, source, options, workers, scheduler, advance,
                                  horizon)  # fmt: skip
-    given = ReportInput(made, title, whatif, risk)
+    given = ReportInput(made, title, whatif, risk, swept)
     files: dict[str, str] = {}
     if html_path is not None:
         files[html_path] = report_html(given)

@@ -41,6 +41,7 @@ from placement.comparing.diff import port_label
 from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
+from placement.models.sweep import SweepBreakEven, SweepSummary, SweptParameter
 from placement.models.workload import VOLUME_COLUMNS
 from placement.pipeline import SolverOptions, solve_steady_state
 from placement.reading import Inventory
@@ -220,23 +221,25 @@ class SweepResult:
         solved = [p for p in self.points if p.plan.objective_monthly_usd is not None]
         return min(solved, key=lambda p: p.plan.objective_monthly_usd or 0.0) if solved else None
 
-    def record(self) -> dict[str, Any]:
+    def summary(self) -> SweepSummary:
+        """The sweep without its plans: what a file carries and the report reads."""
         best = self.optimum
-        return {
-            "parameters": [{"path": p.path, "values": list(p.values)} for p in self.parameters],
-            "points": json.loads(self.frame().to_json(orient="records")),
-            "optimum": None if best is None else list(best.values),
-            "break_evens": [
-                {
-                    "low": b.low,
-                    "high": b.high,
-                    "value": b.value,
-                    "other": b.other,
-                    "changes": b.changes,
-                }
+        return SweepSummary(
+            parameters=[
+                SweptParameter(path=p.path, values=list(p.values)) for p in self.parameters
+            ],
+            points=json.loads(self.frame().to_json(orient="records")),
+            optimum=None if best is None else list(best.values),
+            break_evens=[
+                SweepBreakEven(
+                    low=b.low, high=b.high, value=b.value, other=b.other, changes=b.changes
+                )
                 for b in self.break_evens
             ],
-        }
+        )
+
+    def record(self) -> dict[str, Any]:
+        return self.summary().model_dump(mode="json")
 
 
 def _describe(before: Decisions, after: Decisions) -> str:

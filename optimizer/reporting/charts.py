@@ -24,9 +24,10 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from placement.models.numbers import usd
+from placement.models.numbers import bracket_digits, usd
 from placement.models.plan import Plan
 from placement.models.risk import RiskResult
+from placement.models.sweep import SweepSummary
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -258,6 +259,42 @@ def labelled_bars(labels: Sequence[str], values: Sequence[float | None], x_label
     _dollar_axis(ax.xaxis)
     ax.set_xlim(0, (max(known) if known else 1) * 1.22 or 1)
     ax.set_xlabel(x_label)
+    return figure
+
+
+def sweep_chart(summary: SweepSummary) -> Figure:
+    """The monthly cost along the first parameter (one line per second-parameter value), each
+    break-even a dashed vertical line labelled with its value, the lowest cost swept ringed."""
+    figure = _figure(8, 4.5)
+    ax = figure.subplots()
+    frame = summary.frame()
+    first, second = summary.first, summary.second
+    groups = frame.groupby(second, sort=True) if second else [(None, frame)]
+    for value, rows in groups:
+        label = "monthly cost" if value is None else f"{second} = {value:g}"
+        ax.plot(rows[first], rows["objective_monthly_usd"], marker="o", label=label)
+    best = frame[frame["optimum"]] if "optimum" in frame else frame.iloc[:0]
+    if not best.empty:
+        # The lowest cost of the points swept, not an optimum of the parameter: a price swept
+        # is cheapest at its lowest value.
+        ax.scatter(best[first], best["objective_monthly_usd"], s=60, marker="o",
+                   facecolors="none", edgecolors="black", zorder=5,
+                   label="lowest monthly cost swept")  # fmt: skip
+    money = "_usd" in first
+    for b in summary.break_evens:
+        ax.axvline(b.value, linestyle="--", color="grey", linewidth=1)
+        digits = bracket_digits(b.low, b.high)
+        ax.annotate(f"{'$' if money else ''}{b.value:,.{digits}f}", (b.value, 1),
+                    xycoords=("data", "axes fraction"), xytext=(2, -2),
+                    textcoords="offset points", rotation=90, va="top", fontsize="x-small",
+                    color="dimgrey")  # fmt: skip
+    if summary.break_evens:
+        ax.plot([], [], linestyle="--", color="grey", label="break-even (where the plan changes)")
+    _dollar_axis(ax.yaxis)
+    ax.set_xlabel(first)
+    ax.set_ylabel("monthly cost")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
     return figure
 
 

@@ -21,9 +21,11 @@ from placement.comparing.whatif import WhatIfResult
 from placement.models.numbers import usd
 from placement.models.plan import Plan
 from placement.models.risk import RiskResult
+from placement.models.sweep import SweepSummary
 from placement.reporting import charts
 from placement.reporting.records import markdown_table
 from placement.reporting.risk import headline as risk_headline
+from placement.reporting.sweep import break_even_lines, sweep_cells, sweep_markdown
 
 WHY_SHOWN = 240
 """Characters of a workload's explanation shown before the rest is folded."""
@@ -37,6 +39,7 @@ class ReportInput:
     title: str
     whatif: WhatIfResult | None = None
     risk: RiskResult | None = None
+    sweep: SweepSummary | None = None
 
 
 @dataclass(frozen=True)
@@ -245,6 +248,12 @@ def whatif_table(result: WhatIfResult) -> Table:
                  frozenset({2, 3, 5}))  # fmt: skip
 
 
+def sweep_table(summary: SweepSummary) -> Table:
+    headers, rows = sweep_cells(summary)
+    money = {headers.index("monthly cost")}
+    return Table(headers, rows, frozenset(money | set(range(len(summary.parameters)))))
+
+
 def risk_table(result: RiskResult) -> Table:
     spreads = [
         ("each future's optimum", result.optimal_cost_usd),
@@ -276,6 +285,8 @@ def report_markdown(given: ReportInput) -> str:
         out.append(risk_table(given.risk).markdown())
     if given.whatif is not None:
         out.append(f"\n## What if\n\n{whatif_table(given.whatif).markdown()}")
+    if given.sweep is not None:
+        out.append(f"\n## Sweep of {given.sweep.first}\n\n{sweep_markdown(given.sweep, '###')}")
     out.append(f"\n## Every workload\n\n{workloads_table(plan).markdown()}")
     out.append(f"\n{_provenance(plan)}\n")
     return "".join(out)
@@ -438,6 +449,17 @@ def report_html(given: ReportInput) -> str:
             table_html(whatif_table(whatif), sortable=True),
             _chart("whatif", "Each scenario's monthly cost.",
                    lambda: charts.labelled_bars(names, costs, "monthly cost")),
+        ]  # fmt: skip
+    if given.sweep is not None:
+        swept = given.sweep
+        lines = "".join(f"<li>{html.escape(line)}</li>" for line in break_even_lines(swept))
+        parts += [
+            f"<h2>Sweep of {html.escape(swept.first)}</h2>",
+            _chart("sweep", "The monthly cost along the sweep; each break-even (where the "
+                   "plan changes) dashed and labelled.", lambda: charts.sweep_chart(swept)),
+            f"<h3>Break-evens</h3><ul>{lines}</ul>",
+            "<details><summary>Every point</summary>", table_html(sweep_table(swept)),
+            "</details>",
         ]  # fmt: skip
     parts += [
         f"<h2>Every workload ({len(plan.assignments) + len(plan.unplaced):,})</h2>",

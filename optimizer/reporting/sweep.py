@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import io
 import json
-import math
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from placement.comparing.sweep import SweepResult
-from placement.models.numbers import usd
+from placement.models.numbers import bracket_digits, usd
+from placement.models.sweep import SweepSummary
 from placement.reporting.formats import CHART_FORMATS
 from placement.reporting.records import csv_text, markdown_table, text_cell
 from placement.reporting.terminal import file_console, new_table, render_text
 
+if TYPE_CHECKING:
+    from placement.comparing.sweep import SweepResult
 
-def _cells(result: SweepResult) -> tuple[list[str], list[list[str]]]:
-    frame = result.frame()
-    columns = [p.path for p in result.parameters]
+
+def sweep_cells(summary: SweepSummary) -> tuple[list[str], list[list[str]]]:
+    frame = summary.frame()
+    columns = [p.path for p in summary.parameters]
     shares = [c for c in frame.columns if c.startswith("share_")]
     headers = [
         *columns,
@@ -43,28 +46,18 @@ def _cells(result: SweepResult) -> tuple[list[str], list[list[str]]]:
     return headers, rows
 
 
-def bracket_digits(low: float, high: float) -> int:
-    """Decimals that tell a bracket's ends apart, and no more: a break-even located to within
-    0.012 reads 3.248, one located to within 38 (or between two whole numbers) reads 1,171."""
-    width = abs(high - low)
-    if width <= 0:
-        return 6
-    if width >= 1:  # whole numbers tell apart brackets of one or more
-        return 0
-    return 1 - math.floor(math.log10(width))
-
-
-def _break_even_lines(result: SweepResult) -> list[str]:
-    name = result.parameters[0].path
+def break_even_lines(summary: SweepSummary) -> list[str]:
+    """Each break-even in a sentence, to the digits its bracket tells apart."""
+    name = summary.first
     money = "_usd" in name
     lines = []
-    for b in result.break_evens:
+    for b in summary.break_evens:
         digits = bracket_digits(b.low, b.high)
 
         def shown(value: float, digits: int = digits) -> str:
             return ("$" if money else "") + f"{value:,.{digits}f}"
 
-        at = f" (at {result.parameters[1].path} = {b.other:g})" if b.other is not None else ""
+        at = f" (at {summary.second} = {b.other:g})" if b.other is not None else ""
         lines.append(
             f"{name} = {shown(b.value)} (between {shown(b.low)} and {shown(b.high)}){at}: "
             f"{b.changes}"
@@ -74,14 +67,15 @@ def _break_even_lines(result: SweepResult) -> list[str]:
 
 def sweep_table(result: SweepResult, console: Console | None = None) -> str:
     console = console or file_console()
-    headers, rows = _cells(result)
+    summary = result.summary()
+    headers, rows = sweep_cells(summary)
     table = new_table(console, "Sweep")
     for h in headers:
         table.add_column(h)
     for row in rows:
         table.add_row(*row)
     parts: list[RenderableType] = [table, Text(""), Text("Break-evens", style="bold")]
-    parts += [Text(f"  {line}") for line in _break_even_lines(result)]
+    parts += [Text(f"  {line}") for line in break_even_lines(summary)]
     return render_text(console, parts)
 
 
@@ -95,76 +89,28 @@ def render_sweep(result: SweepResult, fmt: str, console: Console | None = None) 
         )
         return csv_text(result.frame()) + "\n# break_evens\nlow,high,value,other,changes\n" + lines
     if fmt == "md":
-        headers, rows = _cells(result)
-        return (
-            "# Sweep\n\n"
-            + markdown_table(headers, rows)
-            + "\n## Break-evens\n\n"
-            + "".join(f"- {line}\n" for line in _break_even_lines(result))
-        )
+        return "# Sweep\n\n" + sweep_markdown(result.summary())
     return sweep_table(result, console)
 
 
+def sweep_markdown(summary: SweepSummary, heading: str = "##") -> str:
+    """The grid as a Markdown table, then the break-evens as a list under ``heading``."""
+    headers, rows = sweep_cells(summary)
+    return (
+        markdown_table(headers, rows)
+        + f"\n{heading} Break-evens\n\n"
+        + "".join(f"- {line}\n" for line in break_even_lines(summary))
+    )
+
+
 def sweep_chart(result: SweepResult, suffix: str) -> bytes:
-    """The monthly cost (and savings against all-H100 on demand) along the first parameter;
-    break-evens as vertical lines, the optimum marked. One line per second-parameter value."""
-    import matplotlib
+    """The sweep's chart (``charts.sweep_chart``) as SVG or PNG bytes."""
+    from placement.reporting.charts import sweep_chart as draw
 
-    matplotlib.use("Agg")  # no display: render to a file
-    from matplotlib import pyplot as plt
-    from matplotlib.ticker import FuncFormatter
-
-    from placement.reporting.charts import usd_short
-
-    frame = result.frame()
-    first = result.parameters[0].path
-    second = result.parameters[1].path if len(result.parameters) == 2 else None
-    figure, ax = plt.subplots(figsize=(8, 4.5))
-    groups = frame.groupby(second, sort=True) if second else [(None, frame)]
-    for value, rows in groups:
-        label = "monthly cost" if value is None else f"{second} = {value:g}"
-        ax.plot(rows[first], rows["objective_monthly_usd"], marker="o", label=label)
-    best = result.optimum
-    if best is not None and best.plan.objective_monthly_usd is not None:
-        # The lowest cost of the points swept, not an optimum of the parameter: a price swept
-        # is cheapest at its lowest value.
-        ax.scatter(
-            [best.values[0]],
-            [best.plan.objective_monthly_usd],
-            s=60,
-            marker="o",
-            facecolors="none",
-            edgecolors="black",
-            zorder=5,
-            label="lowest monthly cost swept",
-        )
-    money = "_usd" in first
-    for b in result.break_evens:
-        ax.axvline(b.value, linestyle="--", color="grey", linewidth=1)
-        digits = bracket_digits(b.low, b.high)
-        ax.annotate(
-            f"{'$' if money else ''}{b.value:,.{digits}f}",
-            (b.value, 1),
-            xycoords=("data", "axes fraction"),
-            xytext=(2, -2),
-            textcoords="offset points",
-            rotation=90,
-            va="top",
-            fontsize="x-small",
-            color="dimgrey",
-        )
-    if result.break_evens:
-        ax.plot([], [], linestyle="--", color="grey", label="break-even (where the plan changes)")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: usd_short(v)))
-    ax.set_xlabel(first)
-    ax.set_ylabel("monthly cost")
-    ax.grid(True, alpha=0.3)
-    ax.legend(fontsize="small")
-    figure.tight_layout()
+    figure = draw(result.summary())
     out = io.BytesIO()
     # A fixed date keeps the SVG the same from run to run.
     figure.savefig(
         out, format=CHART_FORMATS[suffix], metadata={"Date": None} if suffix == ".svg" else None
     )
-    plt.close(figure)
     return out.getvalue()
