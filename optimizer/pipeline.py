@@ -31,7 +31,7 @@ from placement.models.catalog import Catalog
 from placement.models.plan import CostBreakdown, Plan, SolverInfo
 from placement.reading import Inventory, read_inventory
 from placement.reading.limits import SizeLimit
-from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
+from placement.scenarios import Scenario, apply_scenario
 from placement.solving.conflicts import conflicts
 from placement.solving.model_file import model_file_text
 from placement.solving.proof import proven_within_gap, relaxation_bound
@@ -307,29 +307,31 @@ def _estimated(
 ) -> tuple[CatalogSource | None, Catalog, Inventory, Estimates]:
     """The catalog (its source, if read from one) and inventory with the scenario applied, and
     the options estimated: what every plan starts from."""
-    if scenario is not None:
-        catalog = scenario_catalog(catalog, scenario)
     given = read_catalog() if catalog is None else catalog
-    source = given if isinstance(given, CatalogSource) else None
-    catalog = given.catalog if isinstance(given, CatalogSource) else given
     limit = limit or SizeLimit()
-    if isinstance(inventory, Inventory):
-        limit.check(len(inventory.workloads), inventory.source)
-    else:
+
+    def read(model: Catalog) -> Inventory:
+        if isinstance(inventory, Inventory):
+            limit.check(len(inventory.workloads), inventory.source)
+            return inventory
         progress("reading the inventory")
-        inventory = read_inventory(
+        return read_inventory(
             inventory,
-            accelerator_names=list(catalog.accelerators),
+            accelerator_names=list(model.accelerators),
             input_format=input_format,
             sheet=sheet,
             limit=limit,
-            load_profiles=catalog.profile_kinds(),
+            load_profiles=model.profile_kinds(),
         )
-    if scenario is not None:
-        inventory = scenario_inventory(
-            inventory, scenario, list(catalog.accelerators), catalog.profile_kinds()
-        )
-        limit.check(len(inventory.workloads), inventory.source)
+
+    if scenario is None:
+        read_in = read(given.catalog if isinstance(given, CatalogSource) else given)
+    else:
+        given, read_in = apply_scenario(given, scenario, read)
+        limit.check(len(read_in.workloads), read_in.source)
+    inventory = read_in
+    source = given if isinstance(given, CatalogSource) else None
+    catalog = given.catalog if isinstance(given, CatalogSource) else given
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
     estimates = estimate(inventory.workloads, catalog)
     check_plausible_total(estimates, catalog, inventory.source)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -303,3 +304,83 @@ def test_a_file_that_is_not_a_history_database_is_refused_untouched(tmp_path: Pa
             assert_clean_failure(result)
             assert "not a usable placement history database" in result.stderr
         assert path.read_bytes() == before
+
+
+# A child process that opens (or saves to) a history database with a hook on the statements the
+# database runs: ``kill`` sends the signal to itself right after the first statement containing
+# ``after``, as a user's kill or Ctrl-C at the worst moment would.
+_HOOKED = """
+import os, signal, sys
+import sqlalchemy as sa
+from placement.storing.history import History
+from placement.cli.main import main
+
+url, after, kill, mode = sys.argv[1:5]
+original = History._engine
+
+def hooked(self):
+    engine = original(self)
+
+    @sa.event.listens_for(engine, "after_cursor_execute")
+    def _hook(conn, cursor, statement, *_):
+        if after in statement:
+            os.kill(os.getpid(), getattr(signal, kill))
+
+    return engine
+
+History._engine = hooked
+if mode == "open":
+    History(url)
+else:
+    main(["plan", sys.argv[5], "--save", "--cycle", "c1", "--db", url, "-q", "-o", sys.argv[6]])
+"""
+
+
+def _hooked_child(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _HOOKED, *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_a_schema_migration_killed_half_way_leaves_a_database_that_opens(db_url: str) -> None:
+    killed = _hooked_child(db_url, "CREATE TABLE runs", "SIGKILL", "open")
+    assert killed.returncode == -9, killed.stderr  # killed after the table, before its version
+    history = History(db_url)  # the migration runs again, whole
+    assert history.revision() == history.head()
+    assert history.list().empty
+    history.save(plan(_one_job(1000)), "after")
+    assert history.list()["cycle"].tolist() == ["after"]
+
+
+def test_ctrl_c_during_the_save_lets_the_run_land_and_says_so(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "h.sqlite"), tmp_path / "plan.json"
+    History(db)  # the schema first: the hook below fires on the run's INSERT
+    done = _hooked_child(db, "INSERT INTO runs", "SIGINT", "save", str(SAMPLE), str(out))
+    assert done.returncode == 130, done.stderr
+    assert "saved as run 1 (cycle c1)" in done.stderr and "Interrupted (SIGINT)" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert History(db).list()["cycle"].tolist() == ["c1"] and out.stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("label", "says"),
+    [
+        ("x" * 201, "at most 200 characters (this one has 201)"),
+        ("2027\x00Q1", "U+0000"),
+        ("2027\nQ1", "U+000A"),
+        ("   ", "non-empty"),
+    ],
+)
+def test_a_label_no_database_can_store_is_refused_before_the_solve(
+    tmp_path: Path, label: str, says: str
+) -> None:
+    db = tmp_path / "h.sqlite"
+    result = invoke("plan", SAMPLE, "--save", "--db", db, "--cycle", label)
+    assert_clean_failure(result)
+    assert "--cycle" in result.stderr and says in result.stderr
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"name: {label * 2 if len(label) > 3 else 'ok'}\n", encoding="utf-8")
+    if len(label) > 3 and "\x00" not in label and "\n" not in label:
+        result = invoke("plan", SAMPLE, "--scenario", scenario)
+        assert_clean_failure(result)
+        assert "name: a label of at most 200 characters" in result.stderr

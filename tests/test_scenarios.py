@@ -286,7 +286,7 @@ BOMB = "name: bomb\ncatalog:\n  a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
          "  economics.amortization_months: 24\n", "duplicate key (first at line 3), line 4"),
         ("name: x\ninventory:\n  - set: {column: params_b, value: [1, 2]}\n",
          "value: one value"),
-        ("name: x\ninventory:\n  - scale: {column: params_b, by: .nan}\n", "by: a number"),
+        ("name: x\ninventory:\n  - scale: {column: params_b, by: .nan}\n", "by: a finite number"),
         ("name: x\ninventory:\n  - scale: {column: params_b, by: .inf}\n", "by: a finite"),
     ],
 )  # fmt: skip
@@ -312,3 +312,39 @@ def test_an_endless_or_secret_file_is_refused_without_echoing_it(
     refused = invoke("plan", SAMPLE, option, secret, "--summary")
     assert_clean_failure(refused)
     assert "hunter2-secret" not in refused.stderr and "sk-live-123" not in refused.stderr
+
+
+EVERY_LAYER_WRONG = """\
+name: multi
+catalog:
+  accelerators.h100.on_demand_usd_per_chip_hourz: 3
+  accelerators.trn2.on_demand_usd_per_chip_hour: abc
+inventory:
+  - set: {column: params_b, value: 5}
+    where: {id: nosuchjob}
+  - scale: {column: monthly_tokens_b, by: .nan}
+  - scale: {column: colour, by: 2}
+"""
+
+
+def test_every_problem_of_every_layer_comes_at_once(tmp_path: Path) -> None:
+    """A file's entries, its catalog settings and its inventory changes are checked in turn,
+    and every problem found in any of them is in the one message."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(EVERY_LAYER_WRONG, encoding="utf-8")
+    result = invoke("plan", SAMPLE, "--scenario", bad)
+    assert_clean_failure(result)
+    for fragment in (
+        "inventory[1].scale: by: a finite number",  # the entry
+        "on_demand_usd_per_chip_hourz",  # a setting: no such path
+        "(got 'abc')",  # a setting: not a number
+        "where matches no workload",  # a change
+        "no column 'colour'",  # a change
+    ):
+        assert fragment in result.stderr, fragment
+    assert "5 problems" in result.stderr
+    other = tmp_path / "other.yaml"
+    other.write_text("name: other\nfoo: 1\n", encoding="utf-8")
+    result = invoke("whatif", SAMPLE, bad, other, "--workers", "1")
+    assert_clean_failure(result)
+    assert "6 problems" in result.stderr and "other.yaml: foo: unknown key" in result.stderr

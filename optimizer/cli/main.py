@@ -30,6 +30,11 @@ from placement.cli.whatif import whatif_command
 from placement.errors import Problem
 
 EXIT_INTERNAL_ERROR = 1
+EXIT_SIGNAL_BASE = 128
+"""A command stopped by signal N exits 128 + N (130 for Ctrl-C, 143 for SIGTERM), as a shell
+reports it."""
+
+_SIGNALS_RECEIVED: list[int] = []
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -60,7 +65,7 @@ def main(args: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if args is None else args)
     # SIGTERM ends a command as Ctrl-C does: a file being written is removed, not left
     # half-written, and worker processes are stopped rather than left solving.
-    previous = signal.signal(signal.SIGTERM, _interrupted)
+    previous = {s: signal.signal(s, _interrupted) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         code = cli.main(argv, prog_name="placement", standalone_mode=False)
     except click.ClickException as err:
@@ -70,8 +75,10 @@ def main(args: list[str] | None = None) -> None:
             sys.stdout.write(error_document("invalid usage", [problem.record()]))
         sys.exit(err.exit_code)
     except click.Abort:
-        click.echo("Aborted!", err=True)
-        sys.exit(1)
+        received = _SIGNALS_RECEIVED[-1] if _SIGNALS_RECEIVED else signal.SIGINT
+        click.echo(f"Interrupted ({signal.Signals(received).name}): stopped; no partial output "
+                   "was left.", err=True)  # fmt: skip
+        sys.exit(EXIT_SIGNAL_BASE + received)
     except BrokenPipeError:
         # Python would complain when flushing stdout at exit; point it at /dev/null instead.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -87,11 +94,13 @@ def main(args: list[str] | None = None) -> None:
         )
         sys.exit(EXIT_INTERNAL_ERROR)
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     sys.exit(code if isinstance(code, int) else 0)
 
 
 def _interrupted(signum: int, frame: object) -> None:
+    _SIGNALS_RECEIVED.append(signum)
     raise KeyboardInterrupt
 
 

@@ -14,15 +14,18 @@ from placement.cli.shared import (
     catalog_options,
     catalog_source,
     db_option,
+    deliver_held,
     emit,
     guard,
     horizon_option,
+    interrupts_held,
     inventory_options,
     output_options,
     scenario_at,
     scenario_option,
     seed_option,
 )
+from placement.models.labels import label_problem
 from placement.solving.choices import DEFAULT_GAP, SOLVERS
 from placement.uncertainty.limits import DEFAULT_ROBUST_SAMPLES, MAX_ROBUST_SAMPLES
 from placement.writing.files import TextParts, check_output_path, is_regular_target, write_files
@@ -215,6 +218,8 @@ def plan_command(
         raise click.UsageError("--save needs --cycle LABEL (e.g. --cycle 2027-Q1)")
     if cycle and not save:
         raise click.UsageError("--cycle is the label of a saved run: add --save")
+    if cycle and (wrong := label_problem(cycle)):
+        raise click.BadParameter(f"expected {wrong}", param_hint="--cycle")
     if alternatives is not None and horizon is not None:
         raise click.UsageError(
             "--alternatives varies the steady-state plan; it does not combine with --horizon"
@@ -278,9 +283,11 @@ def plan_command(
         )
     # Saved once the output is written: a database that refuses the run loses no plan.
     if history is not None and cycle:
-        run_id = history.save(result, cycle, scenario.text if scenario is not None else None)
-        if not quiet:
+        with interrupts_held() as held:  # a run is saved whole or not at all, and said so
+            run_id = history.save(result, cycle, scenario.text if scenario is not None else None)
+        if not quiet or held:
             click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.shown_url}", err=True)
+        deliver_held(held)
     sys.exit(result.exit_code)
 
 

@@ -193,12 +193,12 @@ def report_command(
     else:
         from placement.comparing.batch import planned_inventory
         from placement.pipeline import SolverOptions, plan
-        from placement.scenarios import read_scenario
+        from placement.scenarios import read_scenarios
 
         options = SolverOptions(solver, time_limit, gap)
         inv = planned_inventory(inventory, source, input_format, sheet)
         scenario = scenario_at(scenario_path)
-        scenarios = [read_scenario(p) for p in whatif_paths]
+        scenarios = read_scenarios(whatif_paths)
         made = plan(inv, source, options, scenario=scenario, horizon=horizon).plan
         title = f"Placement plan: {Path(inv.source).name}"
         if scenarios:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -337,3 +338,26 @@ def progress_bar(quiet: bool, label: str) -> Iterator[Callable[[int, int], None]
             bar.update(task, completed=done, total=total)
 
         yield advance
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[list[int]]:
+    """Hold SIGINT and SIGTERM while the block runs (a database commit: stopped half-way the
+    user could not tell whether it landed), then deliver the first one held, once the caller
+    has said what finished (``deliver_held``). Yields the signals held so far."""
+    held: list[int] = []
+    previous = {
+        number: signal.signal(number, lambda signum, _: held.append(signum))
+        for number in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield held
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def deliver_held(held: list[int]) -> None:
+    """Raise the first signal ``interrupts_held`` held, now that the work it guarded is done."""
+    if held:
+        signal.raise_signal(held[0])

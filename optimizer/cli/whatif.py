@@ -68,11 +68,11 @@ def whatif_command(
     from placement.comparing.batch import planned_inventory
     from placement.pipeline import SolverOptions
     from placement.reporting.comparison import render_comparison
-    from placement.scenarios import read_scenario
+    from placement.scenarios import read_scenarios
 
     if output is not None:
         check_output_path(output)
-    parsed = [read_scenario(path) for path in scenarios]
+    parsed = read_scenarios(scenarios)
     source = catalog_source(catalog_path, overrides)
     inv = planned_inventory(inventory, source, input_format, sheet)
     with progress_bar(quiet, "planning") as advance:

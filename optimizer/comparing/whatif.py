@@ -21,10 +21,11 @@ from placement.comparing.batch import (
     run_jobs,
 )
 from placement.comparing.diff import PlanDiff, plan_diff
+from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions
 from placement.reading import Inventory
-from placement.scenarios import Scenario, check_scenario
+from placement.scenarios import Scenario, ScenarioError, check_scenario
 
 BASE = "base"
 
@@ -135,8 +136,14 @@ def whatif(
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
-    for scenario in scenarios:
-        check_scenario(inventory, catalog, scenario)
+    problems = []
+    for scenario in scenarios:  # every file's problems in one message
+        try:
+            check_scenario(inventory, catalog, scenario)
+        except PlacementInputError as err:
+            problems.extend(err.problems)
+    if problems:
+        raise ScenarioError(problems)
     spec = CatalogSpec.of(catalog)
     jobs = [PlanJob(inventory, spec, None, solver, horizon)] + [
         PlanJob(inventory, spec, s, solver, horizon) for s in scenarios

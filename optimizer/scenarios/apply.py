@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import replace
 from typing import Any
 
 import pandas as pd
 
 from placement.catalog import CatalogSource, catalog_with_settings, read_catalog
-from placement.errors import Problem
+from placement.errors import PlacementInputError, Problem
 from placement.models.catalog import Catalog
 from placement.reading import Inventory, read_inventory
 from placement.reading.problems import InputError, InputProblem
@@ -45,12 +45,40 @@ def scenario_catalog(
     return catalog_with_settings(given, scenario.settings)
 
 
+def apply_scenario(
+    given: Catalog | CatalogSource | None,
+    scenario: Scenario,
+    inventory_for: Callable[[Catalog], Inventory],
+) -> tuple[Catalog | CatalogSource, Inventory]:
+    """The catalog with the scenario's settings and the inventory (``inventory_for`` reads it
+    for a catalog) with its changes: the one way a scenario is applied, so that every problem
+    of the file comes in one message, its entries' (found when it was read), its settings'
+    and its changes' (checked against the given catalog where the settings are wrong).
+
+    A problem of the inventory file itself is the inventory's, raised by ``inventory_for``."""
+    problems: list[Problem] = list(scenario.problems)
+    given = given if given is not None else read_catalog()
+    changed: Catalog | CatalogSource = given
+    try:
+        changed = scenario_catalog(given, scenario) or given
+    except PlacementInputError as err:
+        problems.extend(err.problems)
+    model = changed.catalog if isinstance(changed, CatalogSource) else changed
+    inventory = inventory_for(model)
+    try:
+        inventory = scenario_inventory(
+            inventory, scenario, list(model.accelerators), model.profile_kinds()
+        )
+    except ScenarioError as err:
+        problems.extend(err.problems)
+    if problems:
+        raise ScenarioError(problems)
+    return changed, inventory
+
+
 def check_scenario(inventory: Inventory, catalog: CatalogSource, scenario: Scenario) -> None:
     """Apply the scenario only to raise its problems (before a batch of solves starts)."""
-    changed = scenario_catalog(catalog, scenario)
-    assert isinstance(changed, CatalogSource)  # a source in, a source out
-    effective = changed.catalog
-    scenario_inventory(inventory, scenario, list(effective.accelerators), effective.profile_kinds())
+    apply_scenario(catalog, scenario, lambda _: inventory)
 
 
 def scenario_inventory(

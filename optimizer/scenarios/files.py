@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ import yaml
 
 from placement.catalog import Setting
 from placement.errors import PlacementInputError, Problem
+from placement.models.labels import MAX_LABEL_CHARS, label_problem
 from placement.reading.bounded import MAX_SETTINGS_BYTES, TooLarge, read_bounded
 
 ACTIONS = ("scale", "set", "pin", "profile", "drop", "add")
@@ -80,6 +82,9 @@ class Scenario:
     changes: tuple[InventoryChange, ...] = field(default_factory=tuple)
     # The file's text as read (once: a pipe or process substitution cannot be read twice).
     text: str = field(default="", compare=False, repr=False)
+    # Problems of its entries, reported with those of its settings and changes when it is
+    # applied (``scenarios.apply.apply_scenario``): every problem of a file at once.
+    problems: tuple[Problem, ...] = field(default=(), compare=False, repr=False)
 
 
 def scenario_problem(
@@ -185,8 +190,10 @@ class _Recursive(Exception):
 
 
 def read_scenario(path: str | Path) -> Scenario:
-    """Parse and check a scenario file (YAML). Raises :class:`ScenarioError` listing every
-    problem."""
+    """Parse a scenario file (YAML). Raises :class:`ScenarioError` where the file is not a
+    scenario at all (unreadable, too large, not YAML, not a mapping, an alias bomb); the
+    problems of its entries are kept (``Scenario.problems``) and raised with those of its
+    settings and changes when it is applied, so that one message lists them all."""
     name = str(path)
     try:
         data = read_bounded(path)
@@ -241,11 +248,11 @@ def read_scenario(path: str | Path) -> Scenario:
                 )
             )
     title = document.get("name")
-    if not isinstance(title, str) or not title.strip():
+    wrong = label_problem(title.strip()) if isinstance(title, str) else "a non-empty text"
+    if wrong:
+        shown = title if isinstance(title, str) and len(title) <= MAX_LABEL_CHARS else None
         problems.append(
-            scenario_problem(
-                name, "name", "a non-empty text", lines.get("name", {}).get("line"), title
-            )
+            scenario_problem(name, "name", wrong, lines.get("name", {}).get("line"), shown)
         )
     description = document.get("description", "")
     if not isinstance(description, str):
@@ -256,16 +263,15 @@ def read_scenario(path: str | Path) -> Scenario:
         )
     settings = _settings(name, document.get("catalog"), lines.get("catalog", {}), problems)
     changes = _changes(name, document.get("inventory"), lines.get("inventory", {}), problems)
-    if problems:
-        raise ScenarioError(problems)
     return Scenario(
-        name=str(title).strip(),
+        name=str(title).strip() if isinstance(title, str) else "",
         description=str(description or "").strip(),
         path=name,
         sha256=hashlib.sha256(data).hexdigest(),
         settings=tuple(settings),
         changes=tuple(changes),
         text=text,
+        problems=tuple(problems),
     )
 
 
@@ -366,10 +372,12 @@ def _argument_problem(action: str, argument: Any) -> str | None:
         if not isinstance(argument, dict) or set(argument) != {"column", "by"}:
             return "a mapping {column: NAME, by: FACTOR}"
         by = argument["by"]
-        if isinstance(by, bool) or not isinstance(by, int | float) or not by >= 0:
+        if isinstance(by, bool) or not isinstance(by, int | float):
             return "by: a number >= 0"
-        if not math.isfinite(by):
+        if not math.isfinite(by):  # NaN compares false with everything: checked first
             return "by: a finite number >= 0"
+        if by < 0:
+            return "by: a number >= 0"
     elif action == "set":
         if not isinstance(argument, dict) or set(argument) != {"column", "value"}:
             return "a mapping {column: NAME, value: VALUE}"
@@ -388,3 +396,16 @@ def _argument_problem(action: str, argument: Any) -> str | None:
     ):
         return "a list of workloads, each a mapping of columns to values"
     return None
+
+
+def read_scenarios(paths: Sequence[str | Path]) -> list[Scenario]:
+    """Several scenario files, every file's problems in one error (``read_scenario``)."""
+    scenarios, problems = [], []
+    for path in paths:
+        try:
+            scenarios.append(read_scenario(path))
+        except ScenarioError as err:
+            problems.extend(err.problems)
+    if problems:
+        raise ScenarioError(problems)
+    return scenarios

@@ -187,6 +187,14 @@ class History:
             def _wal(dbapi_connection: Any, _: Any) -> None:
                 # Writers queue on SQLite's lock (up to the timeout) rather than fail.
                 dbapi_connection.execute("PRAGMA journal_mode=WAL")
+                # Python's sqlite3 runs DDL outside any transaction: a schema migration killed
+                # half-way left tables without their version. SQLAlchemy's recipe for
+                # transactional DDL: no implicit BEGIN from the driver, our own below.
+                dbapi_connection.isolation_level = None
+
+            @event.listens_for(engine, "begin")
+            def _begin(connection: Any) -> None:
+                connection.exec_driver_sql("BEGIN")
 
             return engine
         # No pool: a command opens a few connections, and none should outlive its use.

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Float, Integer, MetaData, String, Table, Text
 
+from placement.models.labels import MAX_LABEL_CHARS
+
 metadata = MetaData()
 
 runs = Table(
     "runs",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("cycle", String(200), nullable=False, index=True),
+    Column("cycle", String(MAX_LABEL_CHARS), nullable=False, index=True),
     Column("saved_at", String(32), nullable=False),  # ISO 8601 UTC
-    Column("scenario", String(200)),
+    Column("scenario", String(MAX_LABEL_CHARS)),
     Column("status", String(32), nullable=False),
     Column("objective_monthly_usd", Float),
     Column("workloads", Integer, nullable=False),

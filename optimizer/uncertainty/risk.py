@@ -28,7 +28,7 @@ from placement.models.catalog import Catalog
 from placement.models.risk import RiskResult
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory
-from placement.scenarios import Scenario, scenario_catalog, scenario_inventory
+from placement.scenarios import Scenario, apply_scenario
 from placement.solving.solver import SolverOptions
 from placement.uncertainty.evaluate import (
     SampleBatch,
@@ -89,15 +89,16 @@ def risk(
             title="invalid option",
         )
     solver = solver or SolverOptions()
-    given = catalog if catalog is not None else read_catalog()
-    if scenario is not None:
-        changed = scenario_catalog(given, scenario)
-        assert changed is not None  # a catalog in, a catalog out
-        given = changed
+    given: Catalog | CatalogSource = catalog if catalog is not None else read_catalog()
+
+    def read(model: Catalog) -> Inventory:
+        return planned_inventory(inventory, model, input_format, sheet)
+
+    if scenario is None:
+        inv = read(given.catalog if isinstance(given, CatalogSource) else given)
+    else:
+        given, inv = apply_scenario(given, scenario, read)
     model = given.catalog if isinstance(given, CatalogSource) else given
-    inv = planned_inventory(inventory, model, input_format, sheet)
-    if scenario is not None:
-        inv = scenario_inventory(inv, scenario, list(model.accelerators), model.profile_kinds())
     point = plan(inv, given, solver)
     figures = uncertain_figures(model) + inventory_figures(inv.workloads, model)
     values = draw_values(model, figures, seed, samples)
