@@ -22,7 +22,7 @@ from placement.analysing.moves import with_lead
 from placement.analysing.provenance import now_utc, run_info
 from placement.analysing.showback import scaled_shares
 from placement.catalog import CatalogSource, read_catalog
-from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED
+from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED, PlacementInputError
 from placement.estimating import Estimates, estimate
 from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
@@ -275,6 +275,10 @@ def plan(
         inventory, catalog, scenario, progress, input_format, sheet, limit
     )
     if horizon is not None:
+        from placement.horizon.timeline import growth_problems
+
+        if problems := growth_problems(inventory.workloads, horizon, inventory.source):
+            raise PlacementInputError(problems, title="invalid inventory")
         plan_, result, solution = _plan_horizon(
             estimates, catalog, solver, horizon, inventory.extra_columns, progress
         )

@@ -602,3 +602,25 @@ def test_a_gang_job_beside_owned_gpus_a_service_fills_moves_when_the_steady_stat
     assert float(priced.replace(",", "")) == pytest.approx(
         float(decided.replace(",", "")), rel=1e-3
     )
+
+
+def test_growth_that_takes_a_volume_past_its_bound_is_refused_with_the_most_it_may_be(
+    tmp_path: Path,
+) -> None:
+    """monthly_growth 10 is a valid cell, but over 12 months it makes 1,000 GPU-hours 2.9e14:
+    refused before any solve, naming the row, the column and the largest growth that fits."""
+    inv = tmp_path / "grow.csv"
+    inv.write_text(
+        "id,kind,model_family,params_b,h100_gpu_hours,monthly_tokens_b,serving,ttft_slo_ms,"
+        "monthly_growth\n"
+        "ft,training,llama,70,1000,,,,10\n"
+        "chat,inference,llama,8,,30,online,500,0.05\n",
+        encoding="utf-8",
+    )
+    result = invoke("plan", inv, "--horizon", "12")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "row 1 (workload 'ft'), column 'monthly_growth': got 10" in result.stderr
+    most = (1e9 / 1000) ** (1 / 11) - 1  # 1,000 GPU-hours may grow to the bound by month 12
+    assert f"expected at most {int(most * 1e4) / 1e4:g}" in result.stderr
+    assert "chat" not in result.stderr  # 5% a month stays far inside its bound
+    assert invoke("plan", inv).exit_code == 0  # growth means nothing without a horizon

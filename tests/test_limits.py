@@ -189,3 +189,36 @@ def test_an_inventory_busier_than_any_fleet_is_refused(tmp_path: Path) -> None:
     eleven = tmp_path / "eleven.csv"
     eleven.write_text("\n".join(path.read_text().splitlines()[:12]) + "\n")
     assert CliRunner().invoke(cli, ["plan", str(eleven), "--format", "json"]).exit_code == 0
+
+
+def test_every_count_a_user_controls_is_bounded_as_the_docs_say(tmp_path: Path) -> None:
+    """The table of docs/inputs.md "Counts you control" states the bounds the code enforces;
+    one past each of the newer ones is refused with exit 2, before any work."""
+    from placement.comparing.sweep import MAX_SWEEP_STEPS
+    from placement.horizon.limits import MAX_HORIZON_MONTHS
+    from placement.models.labels import MAX_LABEL_CHARS
+    from placement.scenarios.files import MAX_SCENARIOS
+    from placement.solving.choices import MAX_WORKERS
+    from placement.uncertainty.limits import MAX_ROBUST_SAMPLES, MAX_SAMPLES
+
+    docs = (Path(__file__).parent.parent / "docs" / "inputs.md").read_text(encoding="utf-8")
+    table = docs.split("### Counts you control", 1)[1].split("###", 1)[0]
+    for stated in (
+        f"1 to {MAX_HORIZON_MONTHS}",
+        f"2 to {MAX_SWEEP_STEPS} per",
+        f"1 to {MAX_SCENARIOS:,}",
+        f"1 to {MAX_SAMPLES:,}",
+        f"2 to {MAX_ROBUST_SAMPLES}",
+        f"1 to {MAX_WORKERS}",
+        f"1 to {MAX_LABEL_CHARS} characters",
+    ):
+        assert stated in table, stated
+    inv = Path(__file__).parent.parent / "inputs" / "sample_inventory.csv"
+    runner = CliRunner()
+    workers = runner.invoke(cli, ["whatif", str(inv), "x.yaml", "--workers", str(MAX_WORKERS + 1)])
+    assert workers.exit_code == 2 and "--workers" in workers.stderr
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\n", encoding="utf-8")
+    many = runner.invoke(cli, ["whatif", str(inv), *[str(scenario)] * (MAX_SCENARIOS + 1)])
+    assert many.exit_code == 2 and f"expected at most {MAX_SCENARIOS:,}" in many.stderr
+    assert "Traceback" not in many.output

@@ -28,7 +28,7 @@ from placement.horizon.limits import MAX_HORIZON_MONTHS
 from placement.reading.sources import INPUT_FORMATS
 from placement.reporting.formats import FORMATS
 from placement.reporting.terminal import file_console, stderr_console, stdout_console
-from placement.solving.choices import DEFAULT_GAP, SOLVERS
+from placement.solving.choices import DEFAULT_GAP, MAX_WORKERS, SOLVERS
 from placement.writing.files import STDOUT, Content, write_files
 
 if TYPE_CHECKING:
@@ -219,7 +219,7 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
             ),
             click.option(
                 "--workers",
-                type=click.IntRange(min=1),
+                type=click.IntRange(min=1, max=MAX_WORKERS),
                 help="Local processes solving at once (default: every core).",
             ),
             click.option(

@@ -21,7 +21,9 @@ import numpy as np
 import pandas as pd
 
 from placement.analysing.durations import weeks_per_month
+from placement.errors import Problem
 from placement.models.catalog import Catalog
+from placement.models.workload import BOUNDS, VOLUME_COLUMNS
 
 
 def month_of_week(weeks: float, catalog: Catalog) -> int:
@@ -75,3 +77,41 @@ def interim_accelerators(options: pd.DataFrame, workloads: pd.DataFrame) -> dict
             zip(cheapest["workload"].astype(int), cheapest["accelerator"].astype(str), strict=True)
         )
     return interim
+
+
+def growth_problems(workloads: pd.DataFrame, horizon: int, source: str) -> list[Problem]:
+    """Each workload whose ``monthly_growth`` takes its volume past its column's bound within
+    the horizon (the bound a volume given in the file must keep, ``BOUNDS``): growth of 10
+    (elevenfold a month) is accepted in a file, but over 12 months it makes 1,000 GPU-hours
+    3 x 10^15, which no plan can mean, and which HiGHS cannot solve in double precision."""
+    if "monthly_growth" not in workloads:
+        return []
+    peak = month_factors(workloads, horizon).max(axis=1, initial=0.0)
+    start = _column(workloads, "start_month", 1.0)
+    end = np.minimum(_column(workloads, "end_month", float(horizon)), horizon)
+    problems = []
+    for column in VOLUME_COLUMNS:
+        if column not in workloads:
+            continue
+        bound = BOUNDS[column].maximum
+        assert bound is not None  # every volume column has one
+        volume = workloads[column].astype(float).to_numpy()
+        for j in np.flatnonzero(np.nan_to_num(volume * peak) > bound):
+            growth = float(workloads["monthly_growth"].iloc[j])
+            months = int(end[j] - start[j])
+            most = (bound / volume[j]) ** (1 / months) - 1
+            problems.append(
+                Problem(
+                    f"{source}: row {j + 1} (workload {workloads['id'].iloc[j]!r}), column "
+                    f"'monthly_growth': got {growth:g}; over a {horizon}-month horizon it takes "
+                    f"{column} from {volume[j]:,.6g} to {volume[j] * peak[j]:.3g} by month "
+                    f"{int(end[j])}, beyond {bound:,.0f}, the bound of {column}; expected at "
+                    f"most {math.floor(most * 1e4) / 1e4:g} for this workload and horizon",
+                    source,
+                    row=int(j) + 1,
+                    column="monthly_growth",
+                    value=growth,
+                    expected=f"at most {math.floor(most * 1e4) / 1e4:g} over {horizon} months",
+                )
+            )
+    return problems

@@ -124,6 +124,11 @@ def _raw_scalars(node: yaml.Node | None) -> dict[str, tuple[str | None, int]]:
     return out
 
 
+MAX_SCENARIOS = 1_000
+"""Scenario files in one ``whatif`` at most: each is a whole plan held in memory for the
+comparison (about 1 MB at 1,000 workloads), and a table of more than a thousand columns is read
+by nobody."""
+
 MAX_SCENARIO_VALUES = 100_000
 """Values a scenario file may hold once its aliases are expanded (a real one holds tens)."""
 
@@ -399,7 +404,18 @@ def _argument_problem(action: str, argument: Any) -> str | None:
 
 
 def read_scenarios(paths: Sequence[str | Path]) -> list[Scenario]:
-    """Several scenario files, every file's problems in one error (``read_scenario``)."""
+    """Several scenario files, every file's problems in one error (``read_scenario``); at most
+    ``MAX_SCENARIOS``."""
+    if len(paths) > MAX_SCENARIOS:
+        raise ScenarioError(
+            [
+                Problem(
+                    f"{len(paths):,} scenario files: expected at most {MAX_SCENARIOS:,} in one "
+                    "comparison (split them into several runs)",
+                    expected=f"at most {MAX_SCENARIOS:,} scenarios",
+                )
+            ]
+        )
     scenarios, problems = [], []
     for path in paths:
         try:
