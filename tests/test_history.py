@@ -16,6 +16,7 @@ import pytest
 import sqlalchemy as sa
 
 from placement.catalog import read_catalog
+from placement.errors import PlacementInputError
 from placement.pipeline import plan
 from placement.storing import History
 from tests.conftest import frame
@@ -384,3 +385,47 @@ def test_a_label_no_database_can_store_is_refused_before_the_solve(
         result = invoke("plan", SAMPLE, "--scenario", scenario)
         assert_clean_failure(result)
         assert "name: a label of at most 200 characters" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "secret", "shown"),
+    [
+        ("postgresql+psycopg://u:pw-1@h:5432/db", "pw-1", "postgresql+psycopg://u:***@h:5432/db"),
+        (
+            "postgresql+psycopg://u@h/db?password=pw-2",
+            "pw-2",
+            "postgresql+psycopg://u@h/db?password=***",
+        ),
+        ("postgresql+psycopg://u:pw@3-x@h/db", "3-x", "postgresql+psycopg://u:***@h/db"),
+        ("mysql://u:pw-4@h/db", "pw-4", "mysql://u:***@h/db"),
+    ],
+)
+def test_every_secret_of_a_url_is_hidden(url: str, secret: str, shown: str) -> None:
+    from placement.storing.history import redacted
+
+    assert redacted(url) == shown and secret not in redacted(url)
+
+
+def test_a_database_this_version_cannot_own_is_refused_untouched(tmp_path: Path) -> None:
+    other = tmp_path / "other.sqlite"
+    with sa.create_engine(f"sqlite:///{other}").begin() as connection:
+        connection.execute(sa.text("CREATE TABLE notes (x INTEGER)"))
+    newer = tmp_path / "newer.sqlite"
+    History(str(newer))
+    with sa.create_engine(f"sqlite:///{newer}").begin() as connection:
+        connection.execute(sa.text("UPDATE alembic_version SET version_num = '9999_future'"))
+    for path, says in ((other, "another application's tables (notes)"), (newer, "newer")):
+        before = path.read_bytes()
+        result = invoke("history", "--db", path)
+        assert_clean_failure(result)
+        assert says in result.stderr and path.read_bytes() == before
+
+
+def test_a_cycle_labelled_with_a_number_is_found_by_its_label(tmp_path: Path) -> None:
+    db = str(tmp_path / "h.sqlite")
+    history = History(db)
+    history.save(plan(_one_job(1000)), "2027")
+    assert history.get("2027").cycle == "2027"  # no run 2027: the cycle so labelled
+    assert history.get("1").cycle == "2027"  # run 1 by its id
+    with pytest.raises(PlacementInputError, match="no such run"):
+        history.get(str(2**70))

@@ -42,10 +42,11 @@ def stderr_console() -> Console:
 def new_table(console: Console, title: str | None = None, *, framed: bool = True) -> Table:
     """A table framed for its console: box drawing on a terminal, ASCII elsewhere; unframed
     (no header, no rules) for label/value lists."""
+    shown = None if title is None else Text(title)  # a label in a title is text, not markup
     if not framed:
-        return _FoldingTable(title=title, box=None, show_header=False, title_justify="left")
+        return _FoldingTable(title=shown, box=None, show_header=False, title_justify="left")
     frame = box.HEAVY_HEAD if console.is_terminal else ASCII_SIMPLE_HEAD
-    return _FoldingTable(title=title, box=frame, title_justify="left")
+    return _FoldingTable(title=shown, box=frame, title_justify="left")
 
 
 class _FoldingTable(Table):

@@ -20,6 +20,7 @@ import io
 import json
 import os
 import re
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +33,17 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, insert, make_url, select, text
+from sqlalchemy import (
+    Engine,
+    RowMapping,
+    create_engine,
+    event,
+    insert,
+    inspect,
+    make_url,
+    select,
+    text,
+)
 from sqlalchemy.exc import ArgumentError, DatabaseError, OperationalError
 from sqlalchemy.pool import NullPool
 
@@ -57,6 +68,8 @@ DB_ENV = "PLACEMENT_DB"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ADVISORY_LOCK = 7_301_955  # any fixed number: the PostgreSQL lock that serialises upgrades
 _LOCAL = threading.Lock()
+MAX_RUN_ID = 2**63 - 1
+"""The largest id a database's integer key holds: a larger number names no run."""
 
 
 def default_database_url() -> str:
@@ -156,8 +169,22 @@ class History:
     use)."""
 
     def __init__(self, url: str | None = None) -> None:
-        self.url = database_url(url) if url else default_database_url()
+        if url is not None and not url.strip():
+            # An unset variable in a script (--db "$DB"): never the default database instead.
+            raise PlacementInputError(
+                ["--db '': expected a database URL or file path, got an empty value"],
+                title="invalid option",
+            )
+        self.url = database_url(url) if url is not None else default_database_url()
         self.shown_url = redacted(self.url)
+        if _in_memory(self.url):
+            raise PlacementInputError(
+                [
+                    f"--db {self.shown_url}: an in-memory database keeps nothing after the "
+                    "command; expected a file path or a server's URL"
+                ],
+                title="invalid option",
+            )
         try:
             self.engine = self._engine()
         except (ArgumentError, ValueError) as err:
@@ -168,15 +195,25 @@ class History:
                 ],
                 title="invalid option",
             ) from None
+        except ImportError as err:
+            dialect = self.url.split("://", 1)[0]
+            raise PlacementInputError(
+                [
+                    f"--db {self.shown_url}: the driver for {dialect} is not installed "
+                    f"({self.scrubbed(str(err))}); SQLite needs none, PostgreSQL comes with "
+                    "pip install 'placement[postgres]'"
+                ],
+                title="invalid option",
+            ) from None
         self.upgrade()
 
     def scrubbed(self, text: str) -> str:
-        """``text`` (a driver's error) with the database password, if any, as ``***``."""
-        try:
-            password = make_url(self.url).password
-        except (ArgumentError, ValueError):
-            password = None
-        return text.replace(str(password), "***") if password else text
+        """``text`` (a driver's error) with every secret of the URL as ``***``: its password
+        as parsed, the whole text between the user's ``:`` and the host's ``@`` (a password
+        with an unencoded ``@``), and a ``password=`` query parameter."""
+        for secret in _secrets(self.url):
+            text = text.replace(secret, "***")
+        return text
 
     def _engine(self) -> Engine:
         if self.url.startswith("sqlite:///"):
@@ -184,9 +221,7 @@ class History:
             engine = create_engine(self.url, connect_args={"timeout": 60}, poolclass=NullPool)
 
             @event.listens_for(engine, "connect")
-            def _wal(dbapi_connection: Any, _: Any) -> None:
-                # Writers queue on SQLite's lock (up to the timeout) rather than fail.
-                dbapi_connection.execute("PRAGMA journal_mode=WAL")
+            def _transactional_ddl(dbapi_connection: Any, _: Any) -> None:
                 # Python's sqlite3 runs DDL outside any transaction: a schema migration killed
                 # half-way left tables without their version. SQLAlchemy's recipe for
                 # transactional DDL: no implicit BEGIN from the driver, our own below.
@@ -234,11 +269,49 @@ class History:
     def head(self) -> str | None:
         return ScriptDirectory.from_config(self._config()).get_current_head()
 
+    def _refuse_foreign(self) -> None:
+        """Refuse, before changing anything, a database this version cannot own: one at a
+        schema revision it does not know (a newer placement's), or one holding another
+        application's tables and no placement schema."""
+        script = ScriptDirectory.from_config(self._config())
+        known = {r.revision for r in script.walk_revisions()}
+        with self.engine.connect() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+            tables = set(inspect(connection).get_table_names()) - {"alembic_version"}
+        if current is not None and current not in known:
+            raise PlacementInputError(
+                [
+                    f"--db {self.shown_url}: its schema revision {current!r} is not one this "
+                    f"placement knows (up to {self.head()!r}): written by a newer placement "
+                    "(upgrade placement to use it) or by another application; left unchanged"
+                ],
+                title="invalid option",
+            )
+        if current is None and tables:
+            shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise PlacementInputError(
+                [
+                    f"--db {self.shown_url}: holds another application's tables ({shown}), "
+                    "not a placement history database; left unchanged: give another --db"
+                ],
+                title="invalid option",
+            )
+
     def upgrade(self) -> None:
         """Bring the schema to the latest migration (nothing to do when it is there)."""
         try:
             if self.revision() == self.head():
                 return
+            self._refuse_foreign()
+            if self.url.startswith("sqlite"):
+                # Set once, when the schema is made (the mode is kept in the file): writers
+                # queue on SQLite's lock (up to the timeout) rather than fail. Not on open,
+                # which would change a file that is not ours before it is refused.
+                raw = self.engine.raw_connection()
+                try:
+                    raw.execute("PRAGMA journal_mode=WAL")
+                finally:
+                    raw.close()
             with self._upgrade_lock() as connection:
                 config = self._config()
                 config.attributes["connection"] = connection
@@ -258,6 +331,41 @@ class History:
                 [
                     f"--db {self.shown_url}: not a usable placement history database "
                     f"({self.scrubbed(str(err.orig))}); give another --db, or move this file"
+                ],
+                title="invalid option",
+            ) from None
+
+    def check_writable(self) -> None:
+        """Refuse, before a solve, a database a save would fail on: a read-only SQLite file or
+        folder (taking SQLite's write lock and letting it go; a lock another process holds
+        longer than the busy timeout fails here too), or a PostgreSQL role that may not
+        insert runs."""
+        try:
+            if self.url.startswith("sqlite"):
+                raw = self.engine.raw_connection()
+                try:
+                    raw.execute("BEGIN IMMEDIATE")
+                    raw.execute("ROLLBACK")
+                finally:
+                    raw.close()
+                return
+            with self.engine.connect() as connection:
+                if connection.dialect.name == "postgresql":
+                    allowed = connection.execute(
+                        text("SELECT has_table_privilege(current_user, 'runs', 'INSERT')")
+                    ).scalar()
+                    if not allowed:
+                        raise PlacementInputError(
+                            [f"--db {self.shown_url}: this user may not save runs (no INSERT "
+                             "on table runs)"],
+                            title="invalid option",
+                        )  # fmt: skip
+        except (OperationalError, sqlite3.OperationalError) as err:
+            reason = getattr(err, "orig", err)
+            raise PlacementInputError(
+                [
+                    f"--db {self.shown_url}: cannot save to it "
+                    f"({self.scrubbed(str(reason))}); nothing was solved"
                 ],
                 title="invalid option",
             ) from None
@@ -306,13 +414,15 @@ class History:
 
     def get(self, run: int | str) -> SavedRun:
         """A saved run by id, or the latest of a cycle by its label."""
-        query = select(runs)
-        if isinstance(run, int) or str(run).isdigit():
-            query = query.where(runs.c.id == int(run))
-        else:
-            query = query.where(runs.c.cycle == str(run)).order_by(runs.c.id.desc()).limit(1)
+        by_cycle = select(runs).where(runs.c.cycle == str(run)).order_by(runs.c.id.desc()).limit(1)
+        row: RowMapping | None = None
         with self.engine.connect() as connection:
-            row = connection.execute(query).mappings().first()
+            if (isinstance(run, int) or str(run).isdigit()) and int(run) <= MAX_RUN_ID:
+                by_id = select(runs).where(runs.c.id == int(run))
+                row = connection.execute(by_id).mappings().first()
+            # A number names a run by its id; where no run has it, a cycle so labelled.
+            if row is None:
+                row = connection.execute(by_cycle).mappings().first()
         if row is None:
             known = (
                 ", ".join(f"{r.id} ({r.cycle})" for r in self.list().itertuples())
@@ -412,15 +522,39 @@ def _attributed(
     return change if cost is None else replace(change, effect_usd=round(cost - middle, 2))
 
 
-_PASSWORD = re.compile(r"(://[^:/@\s]*:)[^@\s]*@")
+# The user's password: from the ``:`` after the user to the netloc's last ``@`` (a password
+# may hold an unencoded ``@``); and a ``password=`` query parameter.
+_PASSWORD = re.compile(r"^([^:/]+://[^:/@?#]*:)([^/?#]*)@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.I)
+
+
+def _secrets(url: str) -> list[str]:
+    """Every secret text in ``url``, longest first (each replaced whole)."""
+    found = [m.group(2) for m in (_PASSWORD.search(url), _QUERY_PASSWORD.search(url)) if m]
+    try:
+        parsed = make_url(url)
+        found += [str(parsed.password or ""), str(parsed.query.get("password") or "")]
+    except (ArgumentError, ValueError):
+        pass
+    # A password with an unencoded '@' is parsed as part of the host: its pieces show up
+    # in a driver's errors on their own.
+    pieces = [p for f in found for p in f.split("@") if len(p) >= 3]
+    return sorted({f for f in [*found, *pieces] if f}, key=len, reverse=True)
 
 
 def redacted(url: str) -> str:
-    """The URL as messages show it: its password (if any) as ``***``, never in clear."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        return _PASSWORD.sub(r"\1***@", url)
+    """The URL as messages show it: every secret (``_secrets``) as ``***``, never in clear."""
+    shown = _QUERY_PASSWORD.sub(r"\1***", _PASSWORD.sub(r"\1***@", url))
+    for secret in _secrets(url):
+        shown = shown.replace(secret, "***")
+    return shown
+
+
+def _in_memory(url: str) -> bool:
+    """Whether ``url`` is SQLite's in-memory database (``sqlite://``, ``sqlite:///:memory:``)."""
+    return url.startswith("sqlite") and (
+        url.split("://", 1)[1] in ("", "/") or ":memory:" in url or "mode=memory" in url
+    )
 
 
 def _frame_bytes(inventory: Inventory) -> bytes:
