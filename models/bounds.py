@@ -18,6 +18,10 @@ class Bound:
 
     ``kind`` names the figure in messages ("money (USD) must be >= 0"); ``minimum`` and
     ``maximum`` are the limits, each included unless ``minimum_open`` / ``maximum_open``.
+    ``ceiling`` is a limit of plausibility rather than of meaning (money has no upper limit by
+    what it is, but a billion dollars an hour is a unit mistake, and a cost the solver takes
+    for infinite): refused with its own message and ``why``, so that the rule a figure's
+    meaning gives (``>= 0``) reads as before.
     Written as ``Annotated[float, MONEY]``, it makes pydantic refuse any other value, NaN and
     infinities, and ``true``/``false`` (which pydantic would otherwise read as 1 and 0).
     """
@@ -28,6 +32,7 @@ class Bound:
     minimum_open: bool = False
     maximum_open: bool = False
     why: str = ""  # the reason for the limits, where they are a judgement (docs show it)
+    ceiling: float | None = None  # the most a figure plausibly is (included), for ``why``
 
     @property
     def rule(self) -> str:
@@ -50,12 +55,20 @@ class Bound:
             parts.append(f"{word} {self.maximum:,.0f}")
         return " and ".join(parts)
 
+    @property
+    def ceiling_rule(self) -> str:
+        """The ceiling as people read it: ``at most 1,000,000,000``."""
+        return "" if self.ceiling is None else f"at most {self.ceiling:,.0f}"
+
     def allows(self, value: float) -> bool:
-        """Whether ``value`` lies within the bound."""
+        """Whether ``value`` lies within the bound (and its ceiling)."""
         low, high = self.minimum, self.maximum
         above = low is None or (value > low if self.minimum_open else value >= low)
         below = high is None or (value < high if self.maximum_open else value <= high)
-        return above and below
+        return above and below and self._under_ceiling(value)
+
+    def _under_ceiling(self, value: float) -> bool:
+        return self.ceiling is None or value <= self.ceiling
 
     def _a_finite_number(self, value: Any) -> Any:
         if isinstance(value, bool):
@@ -69,6 +82,12 @@ class Bound:
         return value
 
     def _within(self, value: float) -> float:
+        if not self._under_ceiling(value):
+            raise PydanticCustomError(
+                "catalog_bound",
+                "{kind} must be {rule} ({why})",
+                {"kind": self.kind, "rule": self.ceiling_rule, "why": self.why},
+            )
         if not self.allows(value):
             raise PydanticCustomError(
                 "catalog_bound", "{kind} must be {rule}", {"kind": self.kind, "rule": self.rule}

@@ -44,7 +44,34 @@ LinkSense = Literal["with", "against"]
 # A month has at most 31 x 24 hours; more "hours per month" than that cannot be.
 HOURS_IN_LONGEST_MONTH = 31 * 24
 
-MONEY = Bound("money (USD)", minimum=0)
+MAX_USD_PER_HOUR = 1_000_000
+"""The most a money figure per hour may be (a price per chip-hour or per instance-hour, a savings
+plan's hourly commitment or its cap, the plausible price's limit): a million dollars an hour.
+The dearest chip-hour costs about $12, the dearest instance-hour about $100, and a whole
+estate's savings plan commits thousands of dollars an hour; more is a unit mistake (a yearly
+figure, cents). It also keeps the solver's costs finite: a commitment unit costs its price
+times a month's hours times its chips, and prices from 2 x 10^15 per chip-hour made HiGHS
+take such costs for infinite and PuLP fail reading its solution (an IndexError)."""
+MAX_USD = 1_000_000_000_000_000
+"""The most any other money figure may be (a one-off migration, a week of porting, a workload's
+switch, a month of a commitment): a quadrillion dollars, about ten times the world's yearly
+output. Beyond it is no longer money but a unit mistake or an overflow (10^308); a figure
+meant to forbid something (a migration at $10^12) stays within it. Such a figure enters the
+model once (a one-off over its amortization months), far below the 10^20 at which HiGHS takes
+a cost for infinite (it solved with one-offs up to 10^19)."""
+MONEY = Bound(
+    "money (USD)",
+    minimum=0,
+    ceiling=MAX_USD,
+    why="a quadrillion dollars: more is a unit mistake, not money",
+)
+MONEY_PER_HOUR = Bound(
+    "money (USD)",
+    minimum=0,
+    ceiling=MAX_USD_PER_HOUR,
+    why="a million dollars an hour: more is a unit mistake, and a cost the solver takes for "
+    "infinite",
+)
 # Share of the on-demand price taken off: 0 is none, 1 makes it free; more would pay the buyer.
 DISCOUNT = Bound("a discount", minimum=0, maximum=1)
 # Share of memory or reserved chip-hours that can be used; none usable would divide by zero.
@@ -60,8 +87,10 @@ SLOWDOWN = Bound("a slowdown factor", minimum=0, maximum=1, minimum_open=True)
 WEEKS = Bound("weeks", minimum=0)
 # Times to first token, in ms or as a ratio to the reference's.
 LATENCY = Bound("a latency", minimum=0, minimum_open=True)
-# Peak traffic is never below mean traffic.
-PEAK_TO_MEAN = Bound("a peak-to-mean ratio", minimum=1)
+# Peak traffic is never below mean traffic; a hundredfold peak is a spike, not a load (the
+# inventory's ``peak_to_mean`` column has the same bound), and a ratio of 10^300 made the chips
+# a workload needs overflow.
+PEAK_TO_MEAN = Bound("a peak-to-mean ratio", minimum=1, maximum=100)
 # The correlation of linked figures: positive (a shared cause), at most 1 (lockstep).
 CORRELATION = Bound("a correlation", minimum=0, maximum=1, minimum_open=True)
 # TTFT grows as params^e and shrinks as 1 / chips^e; a negative exponent would reverse either.
@@ -89,6 +118,7 @@ HOURS_PER_MONTH = Bound(
 
 BOUNDS = (
     MONEY,
+    MONEY_PER_HOUR,
     DISCOUNT,
     USABLE_FRACTION,
     OVERHEAD,
@@ -114,6 +144,7 @@ BOUNDS = (
 """Every kind of catalog number (docs/inputs.md tabulates them)."""
 
 Money = Annotated[float, MONEY]
+MoneyPerHour = Annotated[float, MONEY_PER_HOUR]
 Weeks = Annotated[float, WEEKS]
 Memory = Annotated[float, MEMORY]
 ModelSize = Annotated[float, MODEL_SIZE]
@@ -195,7 +226,11 @@ class Range(_Strict, Generic[N]):
 
 
 class MoneyRange(Range[Money]):
-    """Money in USD: ``>= 0``."""
+    """Money in USD: ``>= 0`` and at most :data:`MAX_USD`."""
+
+
+class HourlyMoneyRange(Range[MoneyPerHour]):
+    """Money in USD per hour: ``>= 0`` and at most :data:`MAX_USD_PER_HOUR`."""
 
 
 class DiscountRange(Range[Annotated[float, DISCOUNT]]):
@@ -227,7 +262,7 @@ class LatencyRange(Range[Annotated[float, LATENCY]]):
 
 
 class PeakToMeanRange(Range[Annotated[float, PEAK_TO_MEAN]]):
-    """Peak traffic over mean traffic: ``>= 1``."""
+    """Peak traffic over mean traffic: ``>= 1`` and ``<= 100``."""
 
 
 class ScalingExponentRange(Range[Annotated[float, SCALING_EXPONENT]]):
@@ -250,8 +285,9 @@ class Fixed(_Strict, Generic[N]):
     source: str = Field(min_length=1)
 
 
-class FixedMoney(Fixed[Money]):
-    """Money in USD that is not uncertain (a limit): ``>= 0``."""
+class FixedHourlyMoney(Fixed[MoneyPerHour]):
+    """Money in USD per hour that is not uncertain (a limit): ``>= 0`` and at most
+    :data:`MAX_USD_PER_HOUR`."""
 
 
 class FixedMemory(Fixed[Memory]):
@@ -400,16 +436,16 @@ class InstanceType(_Strict):
     source: str = Field(min_length=1)
 
 
-class InstancePrice(MoneyRange):
+class InstancePrice(HourlyMoneyRange):
     """An on-demand price per instance-hour of one of the accelerator's ``instance_types``, as
     a price list or an invoice gives it. The accelerator divides it by the instance's chips once,
     when the catalog is validated, into ``on_demand_usd_per_chip_hour``."""
 
     instance: str = Field(min_length=1)
 
-    def per_chip(self, chips: int) -> MoneyRange:
+    def per_chip(self, chips: int) -> HourlyMoneyRange:
         """The same price per chip-hour; its source says how it was derived."""
-        return MoneyRange(
+        return HourlyMoneyRange(
             low=self.low / chips,
             high=self.high / chips,
             point=self.value / chips,
@@ -417,7 +453,7 @@ class InstancePrice(MoneyRange):
         )
 
 
-NOT_GIVEN = MoneyRange(low=0, high=0, source="not given")
+NOT_GIVEN = HourlyMoneyRange(low=0, high=0, source="not given")
 """Stands for an on-demand price per chip-hour the file does not give (it gives one per
 instance-hour instead); never used: the accelerator derives the real one or is refused."""
 
@@ -444,7 +480,7 @@ class Accelerator(_Strict):
     # The on-demand price, per chip-hour or per instance-hour (exactly one of the two). A price
     # per instance-hour becomes the price per chip-hour here, once; it is not dumped again, so
     # a dumped catalog is a per-chip one and everything downstream reads one unit.
-    on_demand_usd_per_chip_hour: MoneyRange = NOT_GIVEN
+    on_demand_usd_per_chip_hour: HourlyMoneyRange = NOT_GIVEN
     on_demand_usd_per_instance_hour: InstancePrice | None = Field(default=None, exclude=True)
     training_throughput_vs_reference: dict[str, list[ThroughputAnchor]]
     inference_throughput_vs_reference: ThroughputRange
@@ -568,7 +604,7 @@ class PricingOption(_Strict):
     usable_fraction: UsableFractionRange | None = None
     accelerators: list[str] | None = None
     discounts_by_accelerator: dict[str, DiscountRange] = Field(default_factory=dict)
-    max_usd_per_hour: Money | None = None
+    max_usd_per_hour: MoneyPerHour | None = None
 
     @model_validator(mode="after")
     def _kind_fields(self) -> PricingOption:
@@ -663,7 +699,7 @@ class OwnedCommitment(_Strict):
     accelerator: str | None = None
     unit_chips: Chips | None = None
     units: Units | None = None
-    usd_per_hour: Money | None = None
+    usd_per_hour: MoneyPerHour | None = None
     months_left: Months
     monthly_usd: Money | None = None
     source: str = Field(min_length=1)
@@ -749,7 +785,7 @@ class Economics(_Strict):
     max_busy_chips_in_total: FixedChips | None = None
     # The most an on-demand chip-hour plausibly costs: above it, a price per chip-hour is taken
     # for a price per instance-hour given in the wrong field. None (older catalogs): no check.
-    max_on_demand_usd_per_chip_hour: FixedMoney | None = None
+    max_on_demand_usd_per_chip_hour: FixedHourlyMoney | None = None
 
 
 LEGACY_PROFILES = {

@@ -102,6 +102,21 @@ RULES = [
         "a throughput figure must be > 0",
     ),
     ("families.mixtral.active_params.0.active_params_b", "0", "a model size"),
+    (
+        "accelerators.h100.on_demand_usd_per_chip_hour",
+        "1e308",
+        "money (USD) must be at most 1,000,000 (a million dollars an hour",
+    ),
+    (
+        "platforms.neuron.migration_one_off_usd",
+        "2e15",
+        "money (USD) must be at most 1,000,000,000,000,000 (a quadrillion dollars",
+    ),
+    (
+        "workload_model.online_peak_to_mean_ratio",
+        "101",
+        "a peak-to-mean ratio must be >= 1 and <= 100",
+    ),
     ("platforms.neuron.sdk_version", "v2.17", "a version must be dotted numbers"),
     ("platforms.neuron.sdk_version", "banana", "a version must be dotted numbers"),
     ("platforms.neuron.graph_caching.from_sdk_version", "2.x", "a version must be dotted numbers"),
@@ -137,6 +152,10 @@ AT_THE_BOUNDS = [
     "economics.amortization_months=1",
     "pricing_options.reserved_1yr.term_months=1",
     "economics.hours_per_month=744",
+    "accelerators.h100.on_demand_usd_per_chip_hour=1000000",
+    "pricing_options.savings_plan_1yr.max_usd_per_hour=1e6",
+    "economics.porting_engineer_usd_per_week=1e15",
+    "workload_model.online_peak_to_mean_ratio=100",
     "platforms.neuron.sdk_version=2.9",
     "platforms.neuron.sdk_version=2.20.1",
 ]
@@ -297,6 +316,7 @@ def test_the_walk_finds_a_number_without_a_bound() -> None:
 
 # Field names carry their unit; the unit decides the bound.
 NAMED = [
+    (lambda p: "usd_per_" in p and p.endswith("_hour"), model.MONEY_PER_HOUR),
     (lambda p: p.endswith("_usd") or "_usd_per_" in p, model.MONEY),
     (lambda p: "discount_vs_on_demand" in p, model.DISCOUNT),
     (lambda p: "usable" in p and "fraction" in p, model.USABLE_FRACTION),
@@ -530,3 +550,54 @@ def test_a_yaml_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
     catalog.write_text(default_catalog_text().replace("node_chips: 8", "node_chips: [8"))
     result = _run("catalog", "show", "--catalog", str(catalog))
     _assert_refused(result, f"{catalog}: line ", ", column ", "not valid YAML")
+
+
+# --- money has a ceiling: no figure near float's maximum reaches the solver -------------------
+
+
+def test_a_price_near_floats_maximum_is_refused_naming_path_value_and_bound() -> None:
+    """1e308 per chip-hour passed every check and broke HiGHS (IndexError inside PuLP)."""
+    result = _run("plan", SAMPLE, "--set", "accelerators.h100.on_demand_usd_per_chip_hour=1e308")
+    _assert_refused(
+        result,
+        "--set 'accelerators.h100.on_demand_usd_per_chip_hour=1e308': "
+        "accelerators.h100.on_demand_usd_per_chip_hour: money (USD) must be at most "
+        "1,000,000 (a million dollars an hour",
+        "(got '1e308')",
+    )
+
+
+def test_an_hourly_commitment_cap_has_the_hourly_ceiling() -> None:
+    result = _run(
+        "catalog", "show", "--set", "pricing_options.savings_plan_1yr.max_usd_per_hour=2e6"
+    )
+    _assert_refused(
+        result,
+        "pricing_options.savings_plan_1yr.max_usd_per_hour: money (USD) must be at most 1,000,000",
+    )
+
+
+def test_money_at_its_ceilings_plans_without_an_error() -> None:
+    """The largest accepted figures keep every cost the solver sees finite and below the
+    10^20 HiGHS takes for infinite (2e15 per chip-hour crashed it): the plan is solved."""
+    hourly, other = model.MAX_USD_PER_HOUR, model.MAX_USD
+    result = _run(
+        "plan", SAMPLE, "--summary",
+        "--set", f"accelerators.h100.on_demand_usd_per_chip_hour={hourly}",
+        "--set", f"accelerators.trn2.on_demand_usd_per_chip_hour={hourly}",
+        "--set", f"platforms.neuron.migration_one_off_usd={other}",
+        "--set", f"economics.porting_engineer_usd_per_week={other}",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+
+
+def test_the_money_ceilings_are_documented_with_their_reasons() -> None:
+    docs = (ROOT / "docs" / "inputs.md").read_text(encoding="utf-8")
+    assert model.MONEY_PER_HOUR.ceiling == model.MAX_USD_PER_HOUR == 1_000_000
+    assert model.MONEY.ceiling == model.MAX_USD == 10**15
+    assert f"`{model.MONEY_PER_HOUR.ceiling_rule}` (a million dollars an hour" in docs
+    assert f"`{model.MONEY.ceiling_rule}` (a quadrillion dollars" in docs
+    for bound in (model.MONEY, model.MONEY_PER_HOUR):
+        assert bound.ceiling is not None
+        assert bound.allows(bound.ceiling) and not bound.allows(bound.ceiling * 1.01)
+        assert bound.rule == ">= 0"  # a negative figure reads as it always did

@@ -585,3 +585,81 @@ def test_the_api_names_load_on_first_use() -> None:
         "placement.reading.inventory",
         "True",
     ]
+
+
+# --- numbers of the command line are finite; results and inventories are read with a bound ----
+
+FLOAT_OPTIONS = [
+    ("plan", "--gap"),
+    ("plan", "--time-limit"),
+    ("sweep", "--gap"),
+    ("sweep", "--time-limit"),
+    ("risk", "--gap"),
+    ("explain", "--time-limit"),
+    ("whatif", "--gap"),
+    ("report", "--time-limit"),
+]
+"""Every option read as a number range, by a command that declares it (``plan``'s own, and
+``batch_options``' shared by the others)."""
+
+
+def _number_option_args(command: str) -> list[str]:
+    return {
+        "plan": [str(SAMPLE)],
+        "sweep": [str(SAMPLE), "--param", "economics.amortization_months", "--range", "6:24:3"],
+        "risk": [str(SAMPLE)],
+        "explain": [str(SAMPLE), "llama-70b-sft"],
+        "whatif": [str(SAMPLE), str(ROOT / "inputs" / "scenarios" / "h100_price_cut.yaml")],
+        "report": [str(SAMPLE), "--md", "never-written.md"],
+    }[command]
+
+
+@pytest.mark.parametrize(("command", "option"), FLOAT_OPTIONS)
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf"])
+def test_a_number_option_refuses_nan_and_infinity(command: str, option: str, value: str) -> None:
+    """click's FloatRange let NaN through (--gap nan solved at 10% and said 'optimal';
+    --time-limit nan was dropped) and an infinity where no maximum is set."""
+    result = invoke(command, *_number_option_args(command), option, value)
+    assert_clean_failure(result)
+    assert f"Invalid value for '{option}'" in result.stderr
+    assert "finite number" in result.stderr or "not in the range" in result.stderr
+    assert not Path("never-written.md").exists()
+
+
+def test_the_gap_option_says_it_expects_a_finite_number() -> None:
+    result = invoke("plan", SAMPLE, "--gap", "nan")
+    assert_clean_failure(result)
+    assert "'--gap': 'nan' is not a finite number: expected a finite number in the range " in (
+        result.stderr
+    )
+
+
+def test_every_number_option_is_finite() -> None:
+    """No command declares a plain FloatRange (which lets NaN through)."""
+    from placement.cli.shared import FiniteFloatRange
+
+    def walk(command: click.Command) -> list[click.Parameter]:
+        found = list(command.params)
+        for child in getattr(command, "commands", {}).values():
+            found += walk(child)
+        return found
+
+    ranges = [p for p in walk(cli) if isinstance(p.type, click.FloatRange)]
+    assert ranges
+    assert all(isinstance(p.type, FiniteFloatRange) for p in ranges), [p.name for p in ranges]
+
+
+def test_an_endless_inventory_from_a_device_is_refused() -> None:
+    result = invoke("plan", "/dev/zero", "--input-format", "csv", "--max-workloads", "10")
+    assert_clean_failure(result)
+    assert "/dev/zero: expected an inventory of at most 67,108,864 bytes" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--sweep", "--risk"])
+def test_an_endless_result_file_is_refused_by_report(tmp_path: Path, option: str) -> None:
+    out = tmp_path / "r.html"
+    result = invoke("report", SAMPLE, "--html", out, option, "/dev/zero")
+    assert_clean_failure(result)
+    assert f"{option} /dev/zero: expected the JSON of" in result.stderr
+    assert "larger than 200,000,000 bytes" in result.stderr
+    assert not out.exists()

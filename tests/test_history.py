@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -429,3 +430,23 @@ def test_a_cycle_labelled_with_a_number_is_found_by_its_label(tmp_path: Path) ->
     assert history.get("1").cycle == "2027"  # run 1 by its id
     with pytest.raises(PlacementInputError, match="no such run"):
         history.get(str(2**70))
+
+
+def test_a_database_a_save_would_fail_on_is_refused_before_the_solve(tmp_path: Path) -> None:
+    """A lock another process holds past the busy timeout (or a read-only file) fails before
+    the solve: the writability probe takes SQLite's write lock and lets it go."""
+    db = tmp_path / "h.sqlite"
+    history = History(str(db))
+    history.engine.dispose()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process writing, and holding on
+    try:
+        blocked = History(str(db))
+        # The same database with a 0.1 s busy timeout, not 60 s, for the test.
+        blocked.engine = sa.create_engine(f"sqlite:///{db}", connect_args={"timeout": 0.1})
+        with pytest.raises(PlacementInputError, match=r"cannot save to it .*locked"):
+            blocked.check_writable()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    History(str(db)).check_writable()  # free again

@@ -801,3 +801,55 @@ def test_ten_thousand_rows_are_all_read(tmp_path: Path) -> None:
     assert len(inv.workloads) == 10_000
     assert inv.workloads["id"].tolist() == [f"w{i}" for i in range(10_000)]
     assert bool(inv.workloads["needs_moe"].all())
+
+
+# --- a pipe, a device or standard input is read with a bound -----------------------------------
+
+
+def test_dev_zero_as_an_inventory_is_refused_after_a_bounded_read() -> None:
+    """/dev/zero as a CSV was read until memory ran out (MemoryError, an internal error)."""
+    from placement.reading.limits import SizeLimit
+
+    with pytest.raises(InputError) as err:
+        read_inventory("/dev/zero", input_format="csv", limit=SizeLimit(10))
+    message = str(err.value)
+    assert "/dev/zero" in message
+    assert "at most 67,108,864 bytes from a pipe, a device or standard input" in message
+
+
+def test_a_csv_stream_is_refused_at_its_first_line_past_the_workload_limit() -> None:
+    """Lines are counted as they come: refused with the workload limit's message, not read
+    to its end."""
+    import io
+
+    from placement.reading.limits import SizeLimit
+
+    header = b"id,kind,model_family,params_b,monthly_tokens_b\n"
+    rows = b"".join(b"w%d,training,llama,8,1\n" % i for i in range(50_000))
+    with pytest.raises(InputError) as err:
+        read_inventory("-", input_format="csv", stdin=io.BytesIO(header + rows),
+                       limit=SizeLimit(1_000))  # fmt: skip
+    message = str(err.value)
+    assert "<stdin>" in message and "at most 1,000 workloads (--max-workloads 1,000)" in message
+    assert "this inventory has more than" in message
+    assert "--max-workloads above its count" in message
+
+
+def test_standard_input_within_its_bounds_is_read() -> None:
+    import io
+
+    from placement.reading.limits import SizeLimit
+
+    text = b"id,kind,model_family,params_b,monthly_tokens_b\nw,training,llama,8,1\n"
+    inventory = read_inventory("-", input_format="csv", stdin=io.BytesIO(text),
+                               limit=SizeLimit(1))  # fmt: skip
+    assert inventory.workloads["id"].tolist() == ["w"]
+
+
+def test_the_stream_bound_follows_the_workload_limit() -> None:
+    from placement.reading.limits import BYTES_PER_WORKLOAD, MIN_STREAM_BYTES, SizeLimit
+
+    assert SizeLimit(10).stream_bytes()[0] == MIN_STREAM_BYTES
+    bound, basis = SizeLimit(1_000_000).stream_bytes()
+    assert bound == 1_000_000 * BYTES_PER_WORKLOAD
+    assert "--max-workloads 1,000,000" in basis

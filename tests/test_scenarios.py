@@ -348,3 +348,95 @@ def test_every_problem_of_every_layer_comes_at_once(tmp_path: Path) -> None:
     result = invoke("whatif", SAMPLE, bad, other, "--workers", "1")
     assert_clean_failure(result)
     assert "6 problems" in result.stderr and "other.yaml: foo: unknown key" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--scenario", "--catalog"])
+@pytest.mark.parametrize("suffix", ["yaml", "json"])
+def test_a_file_nested_too_deeply_is_refused_naming_it(
+    tmp_path: Path, option: str, suffix: str
+) -> None:
+    """20,000 nested brackets are refused from the parser's events, before the recursive
+    parser and walks meet them (they raised RecursionError, an internal error)."""
+    depth = 20_000
+    path = tmp_path / f"deep.{suffix}"
+    if suffix == "json":
+        path.write_text('{"name": ' + "[" * depth + "]" * depth + "}", encoding="utf-8")
+    else:
+        path.write_text("name: x\ndescription: " + "[" * depth + "]" * depth + "\n")
+    result = invoke("plan", SAMPLE, option, path, "--summary")
+    assert_clean_failure(result)
+    assert str(path) in result.stderr
+    assert "nested deeper than 100 levels" in result.stderr
+
+
+def test_a_file_at_the_nesting_limit_is_read(tmp_path: Path) -> None:
+    """The top-level mapping and 99 lists: 100 levels, read and judged as a scenario."""
+    path = tmp_path / "nested.yaml"
+    path.write_text("name: x\ndescription: " + "[" * 99 + "]" * 99 + "\n")
+    assert [p.expected for p in read_scenario(path).problems] == ["a text"]
+    path.write_text("name: x\ndescription: " + "[" * 100 + "]" * 100 + "\n")
+    with pytest.raises(ScenarioError, match="nested deeper than 100 levels"):
+        read_scenario(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32", "utf-32-be"])
+def test_a_scenario_in_utf16_or_utf32_with_a_byte_order_mark_is_read(
+    tmp_path: Path, encoding: str
+) -> None:
+    """As the inventory and the catalog are: Windows editors save UTF-16 with its mark."""
+    text = "name: wide\ncatalog:\n  economics.amortization_months: 24\n"
+    path = tmp_path / "wide.yaml"
+    mark = {"utf-16-be": b"\xfe\xff", "utf-32-be": b"\x00\x00\xfe\xff"}.get(encoding, b"")
+    path.write_bytes(mark + text.encode(encoding))
+    scenario = read_scenario(path)
+    assert scenario.name == "wide" and not scenario.problems
+    assert [s.value for s in scenario.settings] == [24]
+
+
+def test_a_scenario_with_a_utf16_mark_but_not_utf16_is_refused_saying_so(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_bytes(b"\xff\xfe" + "name: x\n".encode("utf-16-le") + b"\x00")  # an odd byte
+    result = invoke("plan", SAMPLE, "--scenario", path, "--summary")
+    assert_clean_failure(result)
+    assert str(path) in result.stderr
+    assert "it has a UTF-16 byte-order mark but is not valid UTF-16" in result.stderr
+
+
+@pytest.mark.parametrize("option", ["--scenario", "--catalog"])
+def test_a_named_pipe_nothing_writes_to_is_refused_within_seconds(
+    tmp_path: Path, option: str
+) -> None:
+    """A FIFO with no writer blocked the read for ever; it is now refused after a few
+    seconds of silence, as not a regular file."""
+    import os
+    import time
+
+    fifo = tmp_path / "pipe.yaml"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    result = invoke("plan", SAMPLE, option, fifo, "--summary")
+    assert time.monotonic() - started < 15
+    assert_clean_failure(result)
+    assert str(fifo) in result.stderr
+    assert "a named pipe (FIFO), not a regular file" in result.stderr
+    assert "nothing came from it within 5 seconds" in result.stderr
+
+
+def test_a_named_pipe_with_a_writer_is_read_like_a_file(tmp_path: Path) -> None:
+    """What a process substitution ``<(...)`` gives: a pipe read once, as its data comes."""
+    import os
+    import threading
+    import time
+
+    fifo = tmp_path / "scenario.yaml"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        time.sleep(0.5)  # the reader is waiting already
+        fifo.write_text("name: piped\n", encoding="utf-8")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    scenario = read_scenario(fifo)
+    writer.join(timeout=30)
+    assert scenario.name == "piped" and scenario.text == "name: piped\n"

@@ -247,3 +247,62 @@ def test_a_whole_number_parameter_is_bisected_on_whole_numbers() -> None:
         before = plan(small_inventory(), read_catalog(None, [f"{limit}={int(b.low)}"])).plan
         after = plan(small_inventory(), read_catalog(None, [f"{limit}={int(b.high)}"])).plan
         assert decisions(before) != decisions(after)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (
+            ["--param", "accelerators.h100.on_demand_usd_per_chip_hour", "--range", "2:2:3"],
+            "--range '2:2:3' for accelerators.h100.on_demand_usd_per_chip_hour: START and STOP "
+            "must differ (both are 2",
+        ),
+        (
+            ["--param", "economics.amortization_months", "--range", "6:24:3:4"],
+            "--range '6:24:3:4' for economics.amortization_months: expected START:STOP:STEPS",
+        ),
+        (
+            ["--param", "accelerators.h100.on_demand_usd_per_chip_hour", "--range", "nan:6:3"],
+            "START and STOP finite numbers",
+        ),
+        (
+            [
+                "--param", "accelerators.h100.on_demand_usd_per_chip_hour",
+                "--range", "1e308:1.7e308:3",
+            ],
+            "money (USD) must be at most 1,000,000 (a million dollars an hour",
+        ),
+    ],
+)  # fmt: skip
+def test_a_range_that_sweeps_nothing_or_past_the_bounds_is_refused(
+    args: list[str], says: str
+) -> None:
+    result = invoke("sweep", SAMPLE, *args, "--workers", "1")
+    assert_clean_failure(result)
+    assert says in result.stderr
+
+
+def test_an_unknown_workload_id_is_named_with_the_nearest_ids() -> None:
+    """The message said 'inventory[0] (set): where matches no workload', never the id."""
+    unknown = invoke(
+        "sweep", SAMPLE, "--param", "inventory[no-such-id].params_b", "--range", "2:6:3"
+    )
+    assert_clean_failure(unknown)
+    assert (
+        "--param inventory[no-such-id].params_b: no workload 'no-such-id' in the inventory"
+        in unknown.stderr
+    )
+    misspelt = invoke(
+        "sweep", SAMPLE, "--param", "inventory[llama-70b-sf].params_b", "--range", "60:80:2"
+    )
+    assert_clean_failure(misspelt)
+    assert "did you mean 'llama-70b-sft'" in misspelt.stderr
+
+
+def test_a_workload_pattern_that_matches_is_swept() -> None:
+    """An ID is matched as a scenario's ``where`` matches it: a pattern picks its workloads."""
+    from placement.reading import read_inventory
+
+    inventory = read_inventory(SAMPLE)
+    parameter = Parameter.parse_range("inventory[llama-70b-s*].params_b", "60:80:2")
+    assert parameter.on(inventory) == parameter

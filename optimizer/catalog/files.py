@@ -23,8 +23,9 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from placement.catalog.settings import Override, Setting, apply_settings
 from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
-from placement.reading.bounded import MAX_SETTINGS_BYTES, TooLarge, read_bounded
+from placement.reading.bounded import MAX_SETTINGS_BYTES, Silent, TooLarge, read_bounded
 from placement.reading.encoding import UndecodableText, decode
+from placement.reading.nesting import MAX_NESTING, nesting_too_deep
 
 DEFAULT_CATALOG_RESOURCE = "default_catalog.yaml"
 
@@ -106,6 +107,18 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
                 )
             ]
         ) from None
+    except Silent as err:
+        raise CatalogError(
+            [
+                Problem(
+                    f"{name}: {err.what}, not a regular file, and nothing came from it within "
+                    f"{err.seconds:g} seconds: is anything writing to it? (give the catalog's "
+                    "YAML file)",
+                    name,
+                    expected="a catalog YAML file",
+                )
+            ]
+        ) from None
     except OSError as err:
         reason = err.strerror or str(err)
         packaged = ", ".join(sorted(PACKAGED_CATALOGS))
@@ -145,8 +158,13 @@ def _parse(text: str, name: str) -> Any:
     """The YAML document; a syntax error or a key written twice is reported with its line.
 
     Kept for the same text (an error is not kept): callers copy the document before changing
-    it (``apply_settings``) and only read it otherwise.
+    it (``apply_settings``) and only read it otherwise. A document nested deeper than
+    :data:`MAX_NESTING` levels is refused before it is parsed (the parser and every walk over
+    the document recurse a level at a time).
     """
+    deep = nesting_too_deep(text)
+    if deep is not None:
+        raise CatalogError([_too_deep(name, deep)])
     try:
         data = _round_trip_yaml().load(text)
     except DuplicateKeyError as err:
@@ -155,6 +173,8 @@ def _parse(text: str, name: str) -> Any:
         ) from None
     except YAMLError as err:
         raise CatalogError([_yaml_problem(err, name, text)]) from None
+    except RecursionError:  # deeper than the event count saw (a construct it could not read)
+        raise CatalogError([_too_deep(name, None)]) from None
     if not isinstance(data, dict):
         expected = "a YAML mapping at the top level"
         message = f"{name}: expected {expected}; {_what_is(data)}"
@@ -168,6 +188,17 @@ def _parse(text: str, name: str) -> Any:
         message = f"{name}: not a catalog: none of its sections are here (found keys: {found})"
         raise CatalogError([Problem(message, name, expected=expected)])
     return data
+
+
+def _too_deep(name: str, line: int | None) -> Problem:
+    """A catalog nested deeper than any catalog is (an attack, or not a catalog)."""
+    where = f"line {line}: " if line is not None else ""
+    expected = f"a catalog: YAML nested at most {MAX_NESTING} levels deep"
+    message = (
+        f"{name}: {where}nested deeper than {MAX_NESTING} levels of mappings and lists: not a "
+        "catalog (a catalog nests six)"
+    )
+    return Problem(message, name, line=line, expected=expected)
 
 
 def _what_is(data: Any) -> str:

@@ -11,6 +11,7 @@ import click
 from placement.cli.shared import (
     CVAR,
     SLACK,
+    FiniteFloatRange,
     catalog_options,
     catalog_source,
     db_option,
@@ -66,14 +67,14 @@ def _view(
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0, min_open=True),
+    type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     help="Stop the solver after this many seconds: status 'feasible' if it has a plan by "
     "then, 'no_solution' if not.",
 )
 @click.option(
     "--gap",
-    type=click.FloatRange(min=0, max=1),
+    type=FiniteFloatRange(min=0, max=1),
     default=DEFAULT_GAP,
     show_default=True,
     help="Relative MIP gap at which the solver may stop.",
@@ -236,6 +237,7 @@ def plan_command(
         from placement.storing import History  # the database's libraries take 0.3 s to load
 
         history = History(db)
+        history.check_writable()
     catalog = catalog_source(catalog_path, overrides)
     with stage_status(quiet) as progress:
         result = plan(

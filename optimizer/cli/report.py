@@ -64,19 +64,23 @@ def _plan_from(path: str, document: Any) -> Plan:
 
 def _result_from(option: str, path: str, model: type[ResultT], command: str) -> ResultT:
     """A result file written by another command (``risk``, ``sweep``) with ``--format json``,
-    or a clear refusal naming the option and the file."""
+    or a clear refusal naming the option and the file. It is read with a bound
+    (:data:`MAX_RESULT_BYTES`, and a pipe's silence): ``/dev/zero`` is refused, not read until
+    memory runs out."""
     from pydantic import ValidationError
 
+    from placement.reading.bounded import MAX_RESULT_BYTES, Silent, TooLarge, read_bounded
+
+    expected = f"{option} {path}: expected the JSON of '{command} --format json'"
     try:
-        return model.model_validate_json(Path(path).read_bytes())
+        return model.model_validate_json(read_bounded(path, MAX_RESULT_BYTES))
+    except TooLarge:
+        reason = f"it is larger than {MAX_RESULT_BYTES:,} bytes, more than any such result"
+    except Silent as err:
+        reason = f"{err.what}: nothing came from it within {err.seconds:g} seconds"
     except (OSError, ValidationError, ValueError) as err:
-        raise PlacementInputError(
-            [
-                f"{option} {path}: expected the JSON of '{command} --format json' "
-                f"({str(err).splitlines()[0]})"
-            ],
-            title="invalid option",
-        ) from None
+        reason = str(err).splitlines()[0]
+    raise PlacementInputError([f"{expected} ({reason})"], title="invalid option")
 
 
 @click.command("report")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import math
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -45,6 +46,24 @@ CATALOG_ENV = "PLACEMENT_CATALOG"
 
 
 Renderer = Callable[[Console], Content]
+
+
+class FiniteFloatRange(click.FloatRange):
+    """click's ``FloatRange``, finite: it lets ``nan`` through (NaN compares false with both
+    limits: ``--gap nan`` was solved at the default gap and reported 'optimal') and an
+    infinity past a limit it does not set (``--time-limit inf``). Every number option of the
+    command line is one of these."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(
+                f"{value!r} is not a finite number: expected a finite number in the range "
+                f"{self._describe_range()}",
+                param,
+                ctx,
+            )
+        return number
 
 
 def _to_stdout(output: str | None) -> bool:
@@ -207,12 +226,12 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
             ),
             click.option(
                 "--time-limit",
-                type=click.FloatRange(min=0, min_open=True),
+                type=FiniteFloatRange(min=0, min_open=True),
                 help="Seconds per solve (results may then depend on the machine's speed).",
             ),
             click.option(
                 "--gap",
-                type=click.FloatRange(min=0, max=1),
+                type=FiniteFloatRange(min=0, max=1),
                 default=DEFAULT_GAP,
                 show_default=True,
                 help="Relative MIP gap at which each solve may stop.",

@@ -17,6 +17,8 @@ migration dropped and, a little further, one workload moved), not only the first
 
 from __future__ import annotations
 
+import difflib
+import fnmatch
 import itertools
 import json
 import math
@@ -69,27 +71,40 @@ class Parameter:
 
     @classmethod
     def parse_range(cls, path: str, text: str) -> Parameter:
-        """``START:STOP:STEPS`` (STEPS points from START to STOP, both included)."""
+        """``START:STOP:STEPS`` (STEPS points from START to STOP, both included; START and
+        STOP finite and different, or every point would be the same plan)."""
         parts = text.split(":")
         problem = None
         try:
+            if len(parts) != 3:
+                raise ValueError(text)
             start, stop, steps = float(parts[0]), float(parts[1]), int(parts[2])
-            if len(parts) != 3 or not 2 <= steps <= MAX_SWEEP_STEPS:
-                problem = f"STEPS from 2 to {MAX_SWEEP_STEPS}"
+            if not 2 <= steps <= MAX_SWEEP_STEPS:
+                problem = f"expected STEPS from 2 to {MAX_SWEEP_STEPS}"
             elif not (math.isfinite(start) and math.isfinite(stop)):
-                problem = "START and STOP finite numbers"
-        except (ValueError, IndexError):
-            problem = "START:STOP:STEPS, e.g. 1000:20000:20"
+                problem = "expected START and STOP finite numbers"
+            elif start == stop:
+                problem = (
+                    f"START and STOP must differ (both are {start:g}: each of the {steps} "
+                    "points would be the same plan)"
+                )
+        except ValueError:
+            problem = "expected START:STOP:STEPS, e.g. 1000:20000:20"
         if problem:
             raise PlacementInputError(
-                [f"--range {text!r} for {path}: expected {problem}"], title="invalid option"
+                [f"--range {text!r} for {path}: {problem}"], title="invalid option"
             )
         return cls(path, tuple(float(v) for v in np.linspace(start, stop, steps)))
 
     def on(self, inventory: Inventory) -> Parameter:
         """The parameter as it applies to ``inventory``: a volume column
         (``inventory.h100_gpu_hours`` or ``inventory.monthly_tokens_b``) sets the workloads
-        whose volume is given in that column, since a workload gives exactly one of the two."""
+        whose volume is given in that column, since a workload gives exactly one of the two.
+        ``inventory[ID].COLUMN`` with an ID no workload has is refused here, naming the ID (the
+        scenario made of it would only say that its filter matches nothing)."""
+        one = _ONE_WORKLOAD.match(self.path)
+        if one:
+            self._check_workload(one.group("id"), inventory)
         every = _EVERY_WORKLOAD.match(self.path)
         column = every.group("column") if every else None
         if column not in VOLUME_COLUMNS:
@@ -98,6 +113,20 @@ class Parameter:
         if not any(inventory.workloads[c].notna().any() for c in others):
             return self
         return replace(self, rows=tuple((c, (None,)) for c in others))
+
+    def _check_workload(self, wanted: str, inventory: Inventory) -> None:
+        """Refuse an ID (or shell-style pattern, as a scenario's ``where`` takes it) that no
+        workload of ``inventory`` has, with the nearest ids."""
+        ids = inventory.workloads["id"].astype(str).tolist()
+        if any(fnmatch.fnmatchcase(i.lower(), wanted.lower()) for i in ids):
+            return
+        close = difflib.get_close_matches(wanted, ids, n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise PlacementInputError(
+            [f"--param {self.path}: no workload {wanted!r} in the inventory "
+             f"({inventory.source}){hint}"],
+            title="invalid option",
+        )  # fmt: skip
 
     def scenario(self, value: float, other: Scenario | None = None) -> Scenario:
         """A scenario setting this parameter to ``value`` (added to ``other``'s changes)."""

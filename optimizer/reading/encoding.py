@@ -1,4 +1,4 @@
-"""Decode a text file: UTF-8 (with or without a byte-order mark) or UTF-16 with one.
+"""Decode a text file: UTF-8 (with or without a byte-order mark) or UTF-16 or UTF-32 with one.
 
 Anything else is refused with a message that says which encoding was expected and what the
 file looks like, never decoded by guess: a Latin-1 ``é`` read as something else, or UTF-16
@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from placement.reading.problems import fail
 
 EXPECTED_ENCODING = (
-    "UTF-8 text (with or without a byte-order mark), or UTF-16 with a byte-order mark"
+    "UTF-8 text (with or without a byte-order mark), or UTF-16 or UTF-32 with a byte-order mark"
 )
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# Looked for before UTF-16's: UTF-32 little-endian's mark starts with UTF-16 little-endian's.
+_UTF32_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE)
+WIDE_BYTE_ORDER_MARKS = _UTF32_BOMS + _UTF16_BOMS
+"""The marks that start a UTF-16 or UTF-32 file: the text is decoded by :func:`decode`."""
 
 
 @dataclass
@@ -32,6 +36,8 @@ def decode(data: bytes) -> str:
     """The text of ``data`` without a byte-order mark; raises :class:`UndecodableText`."""
     if data.startswith(codecs.BOM_UTF8):
         return _decode(data, "utf-8-sig")
+    if data.startswith(_UTF32_BOMS):
+        return _decode(data, "utf-32")
     if data.startswith(_UTF16_BOMS):
         return _decode(data, "utf-16")
     if b"\x00" in data:
@@ -93,5 +99,6 @@ def _not_utf(data: bytes, err: UnicodeDecodeError, encoding: str) -> Undecodable
         detail = f"byte {byte:#04x} on line {line} is not UTF-8; the file looks like {looks}"
     else:
         line = data[:offset].decode(encoding, "replace").count("\n") + 1
-        detail = f"it has a UTF-16 byte-order mark but is not valid UTF-16 ({err.reason})"
+        name = "UTF-32" if encoding == "utf-32" else "UTF-16"
+        detail = f"it has a {name} byte-order mark but is not valid {name} ({err.reason})"
     return UndecodableText(f"{EXPECTED_ENCODING}; {detail}; save it as UTF-8", line, f"{byte:#04x}")

@@ -12,6 +12,7 @@ from typing import Any, BinaryIO
 
 import pandas as pd
 
+from placement.reading.bounded import TooLarge, Watch, read_bounded, read_stream_bounded
 from placement.reading.formats import (
     FORMAT_OF_SUFFIX,
     INPUT_FORMATS,
@@ -41,20 +42,55 @@ def _source_format(label: str, input_format: str | None) -> str:
     return FORMAT_OF_SUFFIX[suffix]
 
 
-def _read_bytes(label: str, stdin: BinaryIO | None) -> tuple[str, bytes]:
-    """The source's label for messages and its bytes: a file, a FIFO, or standard input."""
-    if label == STDIN:
-        stream = stdin if stdin is not None else sys.stdin.buffer
-        return STDIN_SOURCE, stream.read()
-    path = Path(label)
-    if path.is_dir():
-        raise fail(label, "a file, not a directory")
-    if not path.exists():
-        raise fail(label, "an existing file (none found)")
+def _read_bytes(
+    label: str, stdin: BinaryIO | None, fmt: str, limit: SizeLimit | None
+) -> tuple[str, bytes]:
+    """The source's label for messages and its bytes: a file, a FIFO, or standard input.
+
+    A regular file is read whole (its rows are counted before it is parsed). Anything else (a
+    pipe, a device such as ``/dev/zero``, standard input) has no size until it ends: it is
+    read as it comes, up to :meth:`SizeLimit.stream_bytes`, a CSV's lines counted against the
+    workload limit as they come, and refused at the first byte or line beyond either.
+    """
+    bound, basis = (limit or SizeLimit()).stream_bytes()
+    source = STDIN_SOURCE if label == STDIN else label
+    watch = _line_watch(source, limit) if fmt == "csv" and limit is not None else None
     try:
-        return label, path.read_bytes()
+        if label == STDIN:
+            stream = stdin if stdin is not None else sys.stdin.buffer
+            return source, read_stream_bounded(stream, bound, watch)
+        path = Path(label)
+        if path.is_dir():
+            raise fail(label, "a file, not a directory")
+        if not path.exists():
+            raise fail(label, "an existing file (none found)")
+        if path.is_file():
+            return label, path.read_bytes()
+        return label, read_bounded(path, bound, wait=None, watch=watch)
+    except TooLarge:
+        expected = (
+            f"an inventory of at most {bound:,} bytes from a pipe, a device or standard input "
+            f"({basis}); more came from it (a device such as /dev/zero is not an inventory)"
+        )
+        raise fail(source, expected) from None
     except OSError as exc:
         raise fail(label, f"a readable file ({exc.strerror or exc})") from None
+
+
+def _line_watch(source: str, limit: SizeLimit) -> Watch:
+    """Counts a CSV stream's lines as they come and refuses it at the first line beyond the
+    workload limit (a CSV line is at most one workload): a ten-million-line pipe is refused
+    after its first 200,000 lines, not read whole."""
+    allowed, _ = limit.allowed()
+    lines = 0
+
+    def watch(chunk: bytes) -> None:
+        nonlocal lines
+        lines += chunk.count(b"\n")
+        if lines - 1 > allowed:
+            limit.check(lines - 1, source, partial=True)
+
+    return watch
 
 
 def read_inventory(
@@ -91,7 +127,7 @@ def read_inventory(
     fmt = _source_format(label, input_format)
     if sheet is not None and fmt != "xlsx":
         raise fail(label, "--sheet only with an .xlsx workbook", sheet)
-    label, data = _read_bytes(label, stdin)
+    label, data = _read_bytes(label, stdin, fmt, limit)
     if not data:
         what = "standard input" if label == STDIN_SOURCE else "the file"
         raise fail(label, f"a header row and at least one workload row ({what} is empty)")

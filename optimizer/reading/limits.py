@@ -38,6 +38,17 @@ minutes; aggregating or splitting it is the better answer, and --max-workloads t
 one."""
 
 
+BYTES_PER_WORKLOAD = 4 * 2**10
+"""The most bytes of inventory file one workload may take on average when the file comes from a
+pipe, a device or standard input, whose size is known only once read: a row of every column is
+about 300 bytes of CSV and 700 of JSON, so this leaves room for long notes; a plan holds 24 KiB a
+workload in memory anyway (:data:`MEMORY_PER_WORKLOAD_BYTES`), so the bytes read never outgrow
+the plan they are for."""
+MIN_STREAM_BYTES = 64 * 2**20
+"""A stream's bound whatever the workload limit: a small ``--max-workloads`` does not refuse a
+short inventory with long notes."""
+
+
 def memory_per_workload_bytes(months: int | None = None) -> int:
     """The peak memory one workload adds: to a steady-state plan, or to a roadmap over
     ``months``."""
@@ -91,22 +102,39 @@ class SizeLimit:
             return by_memory, f"{_gib(available)} of memory available"
         return default
 
-    def check(self, workloads: int, source: str, approximate: bool = False) -> None:
-        """Refuse an inventory beyond the limit (exit 2), saying what to do instead."""
+    def check(
+        self, workloads: int, source: str, approximate: bool = False, partial: bool = False
+    ) -> None:
+        """Refuse an inventory beyond the limit (exit 2), saying what to do instead;
+        ``partial``: ``workloads`` were counted in the part of a stream read so far."""
         limit, basis = self.allowed()
         if workloads <= limit:
             return
-        about = "about " if approximate else ""
+        about = "more than " if partial else "about " if approximate else ""
         raise self._refusal(source, workloads, limit, basis, about)
+
+    def stream_bytes(self) -> tuple[int, str]:
+        """The most bytes an inventory read from a pipe, a device or standard input may hold
+        (:data:`BYTES_PER_WORKLOAD` for each workload allowed, at least
+        :data:`MIN_STREAM_BYTES`), and where the bound comes from, for messages."""
+        limit, basis = self.allowed()
+        bound = max(MIN_STREAM_BYTES, limit * BYTES_PER_WORKLOAD)
+        return (
+            bound,
+            f"{BYTES_PER_WORKLOAD // 2**10} KiB for each of the {limit:,} workloads of {basis}",
+        )
 
     def _refusal(
         self, source: str, workloads: int, limit: int, basis: str, about: str
     ) -> InputError:
         need = _gib(estimated_memory_bytes(workloads, self.months))
+        # A stream refused part-way has at least this many: the option must allow more.
+        count = "above its count" if about == "more than " else f"{workloads}"
         return fail(
             source,
             f"at most {limit:,} workloads ({basis}); this inventory has {about}{workloads:,}, "
-            f"which needs about {need} of memory to plan. Aggregate similar workloads into one "
-            "row (their volumes add up), split the inventory (by team or model family) and "
-            f"plan the parts, or plan it on a larger machine with --max-workloads {workloads}",
+            f"which needs {about or 'about '}{need} of memory to plan. Aggregate similar "
+            "workloads into one row (their volumes add up), split the inventory (by team or "
+            "model family) and plan the parts, or plan it on a larger machine with "
+            f"--max-workloads {count}",
         )

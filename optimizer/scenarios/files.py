@@ -41,7 +41,9 @@ import yaml
 from placement.catalog import Setting
 from placement.errors import PlacementInputError, Problem
 from placement.models.labels import MAX_LABEL_CHARS, label_problem
-from placement.reading.bounded import MAX_SETTINGS_BYTES, TooLarge, read_bounded
+from placement.reading.bounded import MAX_SETTINGS_BYTES, Silent, TooLarge, read_bounded
+from placement.reading.encoding import WIDE_BYTE_ORDER_MARKS, UndecodableText, decode
+from placement.reading.nesting import MAX_NESTING, nesting_too_deep
 
 ACTIONS = ("scale", "set", "pin", "profile", "drop", "add")
 """The inventory changes a scenario may make, one per entry."""
@@ -184,9 +186,15 @@ def _structure_problems(file: str, root: yaml.Node | None) -> list[Problem]:
         problems.append(
             scenario_problem(file, "(file)", "a recursive alias (a node holds itself)", err.line)
         )
-    except RecursionError:
-        problems.append(scenario_problem(file, "(file)", "nested too deeply", None))
+    except RecursionError:  # not reached: read_scenario refuses a deep file before the walk
+        problems.append(scenario_problem(file, "(file)", _TOO_DEEP, None))
     return problems
+
+
+_TOO_DEEP = (
+    f"nested deeper than {MAX_NESTING} levels of mappings and lists: not a scenario (a scenario "
+    "nests four)"
+)
 
 
 class _Recursive(Exception):
@@ -200,22 +208,12 @@ def read_scenario(path: str | Path) -> Scenario:
     problems of its entries are kept (``Scenario.problems``) and raised with those of its
     settings and changes when it is applied, so that one message lists them all."""
     name = str(path)
+    data = _read(name)
+    text = _text(name, data)
+    deep = nesting_too_deep(text)
+    if deep is not None:
+        raise ScenarioError([scenario_problem(name, "(file)", _TOO_DEEP, deep)])
     try:
-        data = read_bounded(path)
-    except TooLarge:
-        problem = Problem(
-            f"{name}: larger than {MAX_SETTINGS_BYTES:,} bytes: not a scenario (a scenario is "
-            "a few lines of YAML)",
-            name,
-            expected="a scenario YAML file",
-        )
-        raise ScenarioError([problem]) from None
-    except OSError as err:
-        reason = err.strerror or str(err)
-        problem = Problem(f"{name}: cannot read ({reason})", name, expected=reason)
-        raise ScenarioError([problem]) from None
-    try:
-        text = data.decode("utf-8-sig")
         composed = yaml.compose(text)
         # Checked before anything is built from it: an alias bomb or a recursive alias is
         # refused while it is still a small graph of nodes.
@@ -223,12 +221,14 @@ def read_scenario(path: str | Path) -> Scenario:
         if structural:
             raise ScenarioError(structural)
         document = yaml.safe_load(text)
-    except (UnicodeDecodeError, yaml.YAMLError) as err:
+    except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         raise ScenarioError(
             [scenario_problem(name, "(file)", f"not valid YAML: {err}", line)]
         ) from None
+    except RecursionError:  # deeper than the event count saw (a construct it could not read)
+        raise ScenarioError([scenario_problem(name, "(file)", _TOO_DEEP, None)]) from None
     problems: list[Problem] = []
     if document is None:
         document = {}
@@ -278,6 +278,47 @@ def read_scenario(path: str | Path) -> Scenario:
         text=text,
         problems=tuple(problems),
     )
+
+
+def _read(name: str) -> bytes:
+    """The scenario file's bytes, or a :class:`ScenarioError` about it: a pipe that stays
+    silent (a FIFO nothing writes to would block for ever), larger than a scenario, or
+    unreadable."""
+    try:
+        return read_bounded(name)
+    except Silent as err:
+        problem = Problem(
+            f"{name}: {err.what}, not a regular file, and nothing came from it within "
+            f"{err.seconds:g} seconds: is anything writing to it? (give the scenario's YAML file)",
+            name,
+            expected="a scenario YAML file",
+        )
+    except TooLarge:
+        problem = Problem(
+            f"{name}: larger than {MAX_SETTINGS_BYTES:,} bytes: not a scenario (a scenario is "
+            "a few lines of YAML)",
+            name,
+            expected="a scenario YAML file",
+        )
+    except OSError as err:
+        reason = err.strerror or str(err)
+        problem = Problem(f"{name}: cannot read ({reason})", name, expected=reason)
+    raise ScenarioError([problem])
+
+
+def _text(name: str, data: bytes) -> str:
+    """The scenario's text: UTF-16 or UTF-32 with a byte-order mark (as Windows editors save
+    it) by the catalog's and the inventory's rule, anything else as UTF-8 (with or without its
+    mark), whose errors, a NUL or a stray byte, the YAML parser reports with its line."""
+    try:
+        if data.startswith(WIDE_BYTE_ORDER_MARKS):
+            return decode(data)
+        return data.decode("utf-8-sig")
+    except UndecodableText as err:
+        problem = scenario_problem(name, "(file)", f"expected {err.expected}", err.line, err.found)
+    except UnicodeDecodeError as err:
+        problem = scenario_problem(name, "(file)", f"not valid YAML: {err}", None)
+    raise ScenarioError([problem])
 
 
 def _settings(
