@@ -18,7 +18,8 @@ class Bound:
 
     ``kind`` names the figure in messages ("money (USD) must be >= 0"); ``minimum`` and
     ``maximum`` are the limits, each included unless ``minimum_open`` / ``maximum_open``.
-    ``ceiling`` is a limit of plausibility rather than of meaning (money has no upper limit by
+    ``ceiling`` (and ``floor``, for figures that divide) is a limit of plausibility rather than
+    of meaning (money has no upper limit by
     what it is, but a billion dollars an hour is a unit mistake, and a cost the solver takes
     for infinite): refused with its own message and ``why``, so that the rule a figure's
     meaning gives (``>= 0``) reads as before.
@@ -33,6 +34,7 @@ class Bound:
     maximum_open: bool = False
     why: str = ""  # the reason for the limits, where they are a judgement (docs show it)
     ceiling: float | None = None  # the most a figure plausibly is (included), for ``why``
+    floor: float | None = None  # the least a figure plausibly is (included), for ``why``
 
     @property
     def rule(self) -> str:
@@ -65,10 +67,13 @@ class Bound:
         low, high = self.minimum, self.maximum
         above = low is None or (value > low if self.minimum_open else value >= low)
         below = high is None or (value < high if self.maximum_open else value <= high)
-        return above and below and self._under_ceiling(value)
+        return above and below and self._under_ceiling(value) and self._over_floor(value)
 
     def _under_ceiling(self, value: float) -> bool:
         return self.ceiling is None or value <= self.ceiling
+
+    def _over_floor(self, value: float) -> bool:
+        return self.floor is None or value >= self.floor
 
     def _a_finite_number(self, value: Any) -> Any:
         if isinstance(value, bool):
@@ -87,6 +92,14 @@ class Bound:
                 "catalog_bound",
                 "{kind} must be {rule} ({why})",
                 {"kind": self.kind, "rule": self.ceiling_rule, "why": self.why},
+            )
+        if not self._over_floor(value) and (self.minimum is None or value > self.minimum):
+            # Within what the figure means (> 0), but so small that what is divided by it
+            # overflows: its own message, so that "must be > 0" reads as before.
+            raise PydanticCustomError(
+                "catalog_bound",
+                "{kind} must be at least {floor} ({why})",
+                {"kind": self.kind, "floor": f"{self.floor:g}", "why": self.why},
             )
         if not self.allows(value):
             raise PydanticCustomError(

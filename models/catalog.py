@@ -81,9 +81,26 @@ USABLE_FRACTION = Bound("a usable fraction", minimum=0, maximum=1, minimum_open=
 OVERHEAD = Bound("a memory overhead", minimum=0)
 MEMORY = Bound("memory", minimum=0, minimum_open=True)
 # Tokens per chip-hour, speed vs the reference, serving efficiency: work must get done.
-THROUGHPUT = Bound("a throughput figure", minimum=0, minimum_open=True)
+MIN_THROUGHPUT = 1e-6
+"""The least a throughput figure (a ratio to the H100, tokens a second) or a slowdown factor may
+be: a millionth of the reference is no accelerator, and the chips and hours a workload needs
+are divided by it (1e-300 overflowed the estimates)."""
+THROUGHPUT = Bound(
+    "a throughput figure",
+    minimum=0,
+    minimum_open=True,
+    floor=MIN_THROUGHPUT,
+    why="a millionth of the reference: less is a unit mistake, and overflows what is sized by it",
+)
 # A feature that is "slower" keeps this share of its throughput.
-SLOWDOWN = Bound("a slowdown factor", minimum=0, maximum=1, minimum_open=True)
+SLOWDOWN = Bound(
+    "a slowdown factor",
+    minimum=0,
+    maximum=1,
+    minimum_open=True,
+    floor=MIN_THROUGHPUT,
+    why="a millionth of full speed: less is a unit mistake, and overflows what is sized by it",
+)
 WEEKS = Bound("weeks", minimum=0)
 # Times to first token, in ms or as a ratio to the reference's.
 LATENCY = Bound("a latency", minimum=0, minimum_open=True)

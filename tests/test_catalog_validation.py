@@ -601,3 +601,23 @@ def test_the_money_ceilings_are_documented_with_their_reasons() -> None:
         assert bound.ceiling is not None
         assert bound.allows(bound.ceiling) and not bound.allows(bound.ceiling * 1.01)
         assert bound.rule == ">= 0"  # a negative figure reads as it always did
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "says"),
+    [
+        ("accelerators.trn2.inference_serving_efficiency", "1e-300", "must be at least 1e-06"),
+        ("accelerators.trn2.inference_serving_efficiency", "0", "must be > 0"),
+        ("accelerators.trn2.inference_serving_efficiency", "1e-6", None),
+    ],
+)
+def test_a_throughput_too_small_to_size_by_is_refused(
+    path: str, value: str, says: str | None
+) -> None:
+    """A figure the chips are divided by: 1e-300 overflowed the estimates (exit 1); the floor
+    refuses it with its reason, and zero keeps the message its meaning gives."""
+    if says is None:
+        read_catalog(overrides=[f"{path}={value}"])
+        return
+    with pytest.raises(CatalogError, match=says):
+        read_catalog(overrides=[f"{path}={value}"])
