@@ -55,12 +55,20 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return str(tmp_path / "history.sqlite")
     url = str(request.getfixturevalue("postgres_server"))
+    _drop_schema(url)
+    return url
+
+
+def _drop_schema(url: str) -> None:
+    if not url.startswith("postgresql"):
+        for suffix in ("", "-wal", "-shm"):
+            Path(url + suffix).unlink(missing_ok=True)
+        return
     engine = sa.create_engine(url)
     with engine.begin() as connection:
         connection.execute(sa.text("DROP TABLE IF EXISTS runs"))
         connection.execute(sa.text("DROP TABLE IF EXISTS alembic_version"))
     engine.dispose()
-    return url
 
 
 def _one_job(hours: float) -> object:
@@ -124,6 +132,25 @@ def test_four_processes_saving_at_once_lose_nothing(db_url: str) -> None:
     listed = History(db_url).list()
     assert sorted(listed["id"]) == sorted(ids)
     assert sorted(listed["cycle"]) == sorted(j[1] for j in jobs)
+
+
+def _open(url: str) -> str:
+    try:
+        History(url)
+    except PlacementInputError as err:
+        return str(err)
+    return "ok"
+
+
+def test_processes_opening_an_empty_database_at_once_all_see_one_schema(db_url: str) -> None:
+    """Eight processes make the schema of one empty database at once, ten times over: none
+    mistakes the schema another is committing for another application's tables."""
+    fork = multiprocessing.get_context("fork")
+    for _ in range(10):
+        _drop_schema(db_url)
+        with fork.Pool(8) as pool:
+            assert pool.map(_open, [db_url] * 8) == ["ok"] * 8
+        assert History(db_url).revision() == History(db_url).head()
 
 
 def test_a_catalog_only_change_is_all_the_catalogs(db_url: str) -> None:

@@ -269,15 +269,17 @@ class History:
     def head(self) -> str | None:
         return ScriptDirectory.from_config(self._config()).get_current_head()
 
-    def _refuse_foreign(self) -> None:
+    def _refuse_foreign(self) -> str | None:
         """Refuse, before changing anything, a database this version cannot own: one at a
         schema revision it does not know (a newer placement's), or one holding another
-        application's tables and no placement schema."""
+        application's tables and no placement schema. Returns the revision it is at."""
         script = ScriptDirectory.from_config(self._config())
         known = {r.revision for r in script.walk_revisions()}
         with self.engine.connect() as connection:
-            current = MigrationContext.configure(connection).get_current_revision()
+            # Tables first: a schema another process commits between the two reads then
+            # shows its revision too (tables and revision are committed together).
             tables = set(inspect(connection).get_table_names()) - {"alembic_version"}
+            current = MigrationContext.configure(connection).get_current_revision()
         if current is not None and current not in known:
             raise PlacementInputError(
                 [
@@ -296,23 +298,28 @@ class History:
                 ],
                 title="invalid option",
             )
+        return current
 
     def upgrade(self) -> None:
         """Bring the schema to the latest migration (nothing to do when it is there)."""
         try:
             if self.revision() == self.head():
                 return
+            # Before the lock, so nothing (not even a lock file) is made beside a database
+            # that is not ours; again under it, as another process may have made the schema.
             self._refuse_foreign()
-            if self.url.startswith("sqlite"):
-                # Set once, when the schema is made (the mode is kept in the file): writers
-                # queue on SQLite's lock (up to the timeout) rather than fail. Not on open,
-                # which would change a file that is not ours before it is refused.
-                raw = self.engine.raw_connection()
-                try:
-                    raw.execute("PRAGMA journal_mode=WAL")
-                finally:
-                    raw.close()
             with self._upgrade_lock() as connection:
+                if self._refuse_foreign() == self.head():
+                    return
+                if self.url.startswith("sqlite"):
+                    # Set once, when the schema is made (the mode is kept in the file): writers
+                    # queue on SQLite's lock (up to the timeout) rather than fail. Not on open,
+                    # which would change a file that is not ours before it is refused.
+                    raw = self.engine.raw_connection()
+                    try:
+                        raw.execute("PRAGMA journal_mode=WAL")
+                    finally:
+                        raw.close()
                 config = self._config()
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
