@@ -124,11 +124,11 @@ def _save(args: tuple[str, str, int]) -> int:
     return History(url).save(result, cycle)
 
 
-def test_four_processes_saving_at_once_lose_nothing(db_url: str) -> None:
-    jobs = [(db_url, f"cycle-{i}", 2000 + 1000 * i) for i in range(4)] * 2
-    with multiprocessing.get_context("forkserver").Pool(4) as pool:
-        ids = pool.map(_save, jobs)
-    assert len(set(ids)) == 8
+def test_eight_processes_saving_at_once_lose_nothing(db_url: str) -> None:
+    jobs = [(db_url, f"cycle-{i}", 2000 + 1000 * i) for i in range(8)] * 2
+    with multiprocessing.get_context("forkserver").Pool(8) as pool:
+        ids = pool.map(_save, jobs, chunksize=1)
+    assert len(set(ids)) == 16
     listed = History(db_url).list()
     assert sorted(listed["id"]) == sorted(ids)
     assert sorted(listed["cycle"]) == sorted(j[1] for j in jobs)
