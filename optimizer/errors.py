@@ -13,6 +13,8 @@ from typing import Any
 
 EXIT_OK = 0
 """Every workload planned."""
+EXIT_CLUSTER_FAILED = 1
+"""The Dask cluster failed the batch (``ClusterError``): nothing was written."""
 EXIT_BAD_INPUT = 2
 """Bad input: every problem listed, nothing written."""
 EXIT_UNPLACED = 3
@@ -93,3 +95,14 @@ class CatalogError(PlacementInputError):
 
     def __init__(self, problems: Sequence[str | Problem]) -> None:
         super().__init__(problems, title="invalid catalog")
+
+
+class ClusterError(Exception):
+    """A Dask cluster failed a batch part-way (every worker given a job died running it, or
+    the scheduler was lost): neither the input's fault nor a bug. The CLI exits 1 with this
+    message, under ``--format json`` also as an error document."""
+
+    title = "cluster failed"
+
+    def records(self) -> list[dict[str, Any]]:
+        return [{"message": str(self)}]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import os
 import socket
 import subprocess
 import sys
@@ -156,9 +158,20 @@ def free_port() -> int:
 def dask_cluster() -> Iterator[str]:
     """A real Dask cluster: a scheduler and a worker, each its own process, on loopback."""
     pytest.importorskip("distributed")
+    with running_dask_cluster() as (address, _):
+        yield address
+
+
+@contextlib.contextmanager
+def running_dask_cluster() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A scheduler and a worker process running two workers (under a nanny, which restarts
+    a worker that dies), on loopback: the scheduler's address and its process."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     bin_dir = Path(sys.executable).parent
+    # The tests' own jobs (module-level functions, sent by reference) import on the cluster.
+    root = str(Path(__file__).resolve().parents[1])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
     scheduler = subprocess.Popen(
         [
             str(bin_dir / "dask"),
@@ -171,6 +184,7 @@ def dask_cluster() -> Iterator[str]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
     )
     worker = subprocess.Popen(
         [
@@ -187,6 +201,7 @@ def dask_cluster() -> Iterator[str]:
         ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        env=env,
     )
     try:
         from distributed import Client
@@ -201,7 +216,7 @@ def dask_cluster() -> Iterator[str]:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
-        yield address
+        yield address, scheduler
     finally:
         for process in (worker, scheduler):
             process.terminate()
@@ -210,3 +225,4 @@ def dask_cluster() -> Iterator[str]:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
+                process.wait()

@@ -24,7 +24,14 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED, PlacementInputError
+from placement.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_CLUSTER_FAILED,
+    EXIT_OK,
+    EXIT_UNPLACED,
+    ClusterError,
+    PlacementInputError,
+)
 from placement.horizon.limits import MAX_HORIZON_MONTHS
 from placement.reading.sources import INPUT_FORMATS
 from placement.reporting.formats import FORMATS
@@ -168,12 +175,18 @@ def error_document(title: str, problems: list[dict[str, Any]]) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def _fail(title: str, text: str, records: list[dict[str, Any]], as_json: bool) -> None:
+def _fail(
+    title: str,
+    text: str,
+    records: list[dict[str, Any]],
+    as_json: bool,
+    code: int = EXIT_BAD_INPUT,
+) -> None:
     click.echo(f"Error: {text}", err=True)
     if as_json:
         sys.stdout.write(error_document(title, records))
         sys.stdout.flush()
-    sys.exit(EXIT_BAD_INPUT)
+    sys.exit(code)
 
 
 def guard(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -188,6 +201,8 @@ def guard(func: Callable[..., Any]) -> Callable[..., Any]:
             return func(*args, **kwargs)
         except (PlacementInputError, InputError) as err:
             _fail(err.title, str(err), err.records(), as_json)
+        except ClusterError as err:
+            _fail(err.title, str(err), err.records(), as_json, EXIT_CLUSTER_FAILED)
 
     return wrapper
 

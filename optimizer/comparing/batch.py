@@ -8,16 +8,18 @@ they come back in the order the jobs were given.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import threading
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import CancelledError, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from multiprocessing import get_context
 from typing import Any
 
 from placement.catalog import CatalogSource, read_catalog
-from placement.errors import PlacementInputError
+from placement.errors import ClusterError, PlacementInputError
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions, plan
@@ -113,6 +115,7 @@ class Runner:
         self.workers = default_workers() if workers is None else workers
         self._pool: ProcessPoolExecutor | None = None
         self._client: Any = None
+        self._held = contextlib.ExitStack()
 
     def __enter__(self) -> Runner:
         return self
@@ -127,6 +130,7 @@ class Runner:
             self._pool.shutdown(wait=kind is None, cancel_futures=True)
         if self._client is not None:
             self._client.close()
+        self._held.close()
 
     def run(
         self,
@@ -137,12 +141,16 @@ class Runner:
         """Every job's result (``task`` of it: a plan by default), in the order given. A job
         is anything ``task``, a module-level function, takes: it is sent to the worker."""
         if self.scheduler is not None:
-            client = self._client = self._client or _dask_client(self.scheduler)
+            if self._client is None:
+                self._held.enter_context(_dask_logs_held())
+                self._client = _dask_client(self.scheduler)
+            client = self._client
             from distributed import as_completed as dask_completed
 
             # pure=False: two equal jobs are still two runs (Dask would otherwise merge them).
             futures = client.map(task, list(jobs), pure=False)
-            return _in_order(futures, dask_completed(futures), progress)
+            with _dask_failures(self.scheduler, client, futures):
+                return _in_order(futures, dask_completed(futures), progress)
         if self.workers <= 1 or (len(jobs) <= 1 and self._pool is None):
             results = []
             for done, job in enumerate(jobs, start=1):
@@ -171,6 +179,61 @@ def _in_order(
         if progress:
             progress(done, len(futures))
     return results
+
+
+@contextlib.contextmanager
+def _dask_failures(scheduler: str, client: Any, futures: Sequence[Any]) -> Iterator[None]:
+    """A batch the cluster fails as a ``ClusterError`` saying how far it got, its other jobs
+    cancelled. A worker lost mid-batch is not one: the scheduler gives its jobs to another
+    worker (or the one its nanny restarts), and the batch goes on."""
+    from distributed.comm import CommClosedError
+    from distributed.scheduler import KilledWorker
+
+    try:
+        yield
+    except KilledWorker as err:
+        reason = (
+            f"every worker that ran one job died running it ({err.task}): Dask retries a job "
+            "whose worker dies, up to the scheduler's allowed failures; a job that ends its "
+            "worker each time (out of memory?) stops the batch"
+        )
+        raise ClusterError(_failed(scheduler, client, futures, reason)) from None
+    except (CancelledError, CommClosedError, OSError) as err:
+        reason = f"the connection to the scheduler was lost ({type(err).__name__})"
+        raise ClusterError(_failed(scheduler, client, futures, reason)) from None
+
+
+@contextlib.contextmanager
+def _dask_logs_held() -> Iterator[None]:
+    """Dask's own log held back (below CRITICAL) while a client is open: a lost scheduler
+    logs tracebacks on stderr as the client tries to reconnect and closes, and the command's
+    error already says what failed."""
+    with contextlib.suppress(ImportError):  # its loggers exist once it is imported
+        import distributed  # noqa: F401
+    # Dask's configuration gives its loggers their own levels: each is raised, not the parent.
+    names = ["distributed"] + [
+        name for name in logging.root.manager.loggerDict if name.startswith("distributed.")
+    ]
+    loggers = [logging.getLogger(name) for name in names]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.setLevel(level)
+
+
+def _failed(scheduler: str, client: Any, futures: Sequence[Any], reason: str) -> str:
+    """The message of a failed batch, its unfinished jobs cancelled."""
+    finished = sum(1 for future in futures if future.status == "finished")
+    with contextlib.suppress(Exception):  # the scheduler may be gone
+        client.cancel([future for future in futures if not future.done()])
+    return (
+        f"--scheduler {scheduler}: {reason}; {finished} of {len(futures)} jobs had finished, "
+        "and nothing was written"
+    )
 
 
 SCHEDULER_WAIT_S = 5
