@@ -23,7 +23,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from placement.catalog.settings import Override, Setting, apply_settings
 from placement.errors import CatalogError, Problem
 from placement.models.catalog import Catalog
-from placement.reading.bounded import MAX_SETTINGS_BYTES, Silent, TooLarge, read_bounded
+from placement.reading.bounded import Silent, TooLarge, read_bounded
 from placement.reading.encoding import UndecodableText, decode
 from placement.reading.nesting import MAX_NESTING, nesting_too_deep
 
@@ -96,11 +96,11 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
         return packaged_catalog_text(PACKAGED_CATALOGS[name]).encode("utf-8"), name
     try:
         return read_bounded(path), name
-    except TooLarge:
+    except TooLarge as err:
         raise CatalogError(
             [
                 Problem(
-                    f"{name}: larger than {MAX_SETTINGS_BYTES:,} bytes: not a catalog "
+                    f"{name}: {err.reason}: not a catalog "
                     "(a catalog is YAML settings of some tens of kB)",
                     name,
                     expected="a catalog YAML file",
@@ -111,9 +111,7 @@ def _read_bytes(path: str | os.PathLike[str] | None) -> tuple[bytes, str]:
         raise CatalogError(
             [
                 Problem(
-                    f"{name}: {err.what}, not a regular file, and nothing came from it within "
-                    f"{err.seconds:g} seconds: is anything writing to it? (give the catalog's "
-                    "YAML file)",
+                    f"{name}: {err.reason} (give the catalog's YAML file)",
                     name,
                     expected="a catalog YAML file",
                 )

@@ -74,10 +74,10 @@ def _result_from(option: str, path: str, model: type[ResultT], command: str) -> 
     expected = f"{option} {path}: expected the JSON of '{command} --format json'"
     try:
         return model.model_validate_json(read_bounded(path, MAX_RESULT_BYTES))
-    except TooLarge:
-        reason = f"it is larger than {MAX_RESULT_BYTES:,} bytes, more than any such result"
+    except TooLarge as err:
+        reason = f"it is {err.reason}, more than any such result"
     except Silent as err:
-        reason = f"{err.what}: nothing came from it within {err.seconds:g} seconds"
+        reason = err.reason
     except (OSError, ValidationError, ValueError) as err:
         reason = str(err).splitlines()[0]
     raise PlacementInputError([f"{expected} ({reason})"], title="invalid option")

@@ -42,6 +42,15 @@ Watch = Callable[[bytes], None]
 class TooLarge(Exception):
     """The file holds more than the bound (its first bytes were read, no more)."""
 
+    def __init__(self, path: object, limit: int) -> None:
+        super().__init__(path)
+        self.limit = limit
+
+    @property
+    def reason(self) -> str:
+        """Why it is refused, in words every reader's message shares."""
+        return f"larger than {self.limit:,} bytes"
+
 
 class Silent(Exception):
     """A pipe or device that gave nothing (no byte and no end) within ``seconds``."""
@@ -50,6 +59,14 @@ class Silent(Exception):
         super().__init__(path)
         self.what = what
         self.seconds = seconds
+
+    @property
+    def reason(self) -> str:
+        """Why it is refused, in words every reader's message shares."""
+        return (
+            f"{self.what}, not a regular file, and nothing came from it within "
+            f"{self.seconds:g} seconds: is anything writing to it?"
+        )
 
 
 def kind_of_file(mode: int) -> str:
@@ -89,7 +106,7 @@ def read_bounded(
     finally:
         os.close(fd)
     if len(data) > limit:
-        raise TooLarge(path)
+        raise TooLarge(path, limit)
     return data
 
 
@@ -104,7 +121,7 @@ def read_stream_bounded(stream: BinaryIO, limit: int, watch: Watch | None = None
         if watch is not None:
             watch(chunk)
     if size > limit:
-        raise TooLarge(getattr(stream, "name", "<stream>"))
+        raise TooLarge(getattr(stream, "name", "<stream>"), limit)
     return b"".join(chunks)
 
 
@@ -129,7 +146,7 @@ def _read_stream(
         if watch is not None:
             watch(chunk)
     if size > limit:  # before the join: no second copy of what is refused
-        raise TooLarge(name)
+        raise TooLarge(name, limit)
     return b"".join(chunks)
 
 

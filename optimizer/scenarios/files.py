@@ -41,7 +41,7 @@ import yaml
 from placement.catalog import Setting
 from placement.errors import PlacementInputError, Problem
 from placement.models.labels import MAX_LABEL_CHARS, label_problem
-from placement.reading.bounded import MAX_SETTINGS_BYTES, Silent, TooLarge, read_bounded
+from placement.reading.bounded import Silent, TooLarge, read_bounded
 from placement.reading.encoding import WIDE_BYTE_ORDER_MARKS, UndecodableText, decode
 from placement.reading.nesting import MAX_NESTING, nesting_too_deep
 
@@ -288,15 +288,13 @@ def _read(name: str) -> bytes:
         return read_bounded(name)
     except Silent as err:
         problem = Problem(
-            f"{name}: {err.what}, not a regular file, and nothing came from it within "
-            f"{err.seconds:g} seconds: is anything writing to it? (give the scenario's YAML file)",
+            f"{name}: {err.reason} (give the scenario's YAML file)",
             name,
             expected="a scenario YAML file",
         )
-    except TooLarge:
+    except TooLarge as err:
         problem = Problem(
-            f"{name}: larger than {MAX_SETTINGS_BYTES:,} bytes: not a scenario (a scenario is "
-            "a few lines of YAML)",
+            f"{name}: {err.reason}: not a scenario (a scenario is a few lines of YAML)",
             name,
             expected="a scenario YAML file",
         )
