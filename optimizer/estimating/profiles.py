@@ -24,6 +24,7 @@ Weighted means use the slice weights, so a weekday counts 5/7 and a weekend day 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,10 +38,12 @@ DAYS_IN_A_WEEK = WEEKDAYS + WEEKEND_DAYS
 
 @dataclass(frozen=True)
 class SliceGrid:
-    """The time slices of a month: names and the hours each stands for (summing to ``H``)."""
+    """The time slices of a month: names, the hours each stands for (summing to ``H``) and each
+    profile's level in each (``g_k(t)``)."""
 
     names: list[str]
     hours: np.ndarray
+    levels: dict[str, np.ndarray]
 
 
 def slice_grid(catalog: Catalog) -> SliceGrid:
@@ -53,7 +56,41 @@ def slice_grid(catalog: Catalog) -> SliceGrid:
     names = [f"weekday {h:02d}h" for h in range(HOURS_IN_A_DAY)] + [
         f"weekend {h:02d}h" for h in range(HOURS_IN_A_DAY)
     ]
-    return SliceGrid(names, hours)
+    return SliceGrid(names, hours, profile_levels(catalog))
+
+
+def merged_slices(grid: SliceGrid, profiles: Iterable[str], apart: Iterable[str] = ()) -> SliceGrid:
+    """``grid`` with the slices in which each of ``profiles`` has the same level merged into
+    one that stands for their hours together (``w_T = \\sum_{t \\in T} w_t``), but for the
+    slices in which a profile of ``apart`` runs (``g_k(t) > 0``), which stay apart; levels are
+    kept for ``profiles`` only.
+
+    A model whose rows are per slice, alike but for the slice's levels, and whose costs and
+    totals weigh a slice by its hours (a month of ``placement.formulating.month``, a month of
+    the roadmap) has the same optimum on the merged grid: a solution on ``grid`` averaged over
+    each merged set, weighted by hours, meets every row (the rows are linear, the integers are
+    not per slice) at the same cost, and a merged solution repeated over its set is one on
+    ``grid``. What that leaves out is a placement that differs between alike slices: flexible
+    work run on whole chips, one more in some hours than in others, which the whole-chip
+    rounds (``placement.solving.whole_chips``) price from the slices it is placed in; so
+    where flexible work is placed by the optimizer, its profiles are ``apart``. A month of
+    always-on services is one slice instead of 48.
+    """
+    profiles = sorted(set(profiles))
+    apart = sorted(set(apart))
+    members: dict[tuple[float, ...], list[int]] = {}
+    for t in range(len(grid.hours)):
+        alone = (float(t),) if any(grid.levels[k][t] > 0 for k in apart) else ()
+        key = (*(float(grid.levels[k][t]) for k in profiles), *alone)
+        members.setdefault(key, []).append(t)
+    sets = list(members.values())
+    names = [
+        grid.names[ts[0]] + (f" and {len(ts) - 1} more like it" if len(ts) > 1 else "")
+        for ts in sets
+    ]
+    hours = np.array([float(grid.hours[ts].sum()) for ts in sets])
+    levels = {k: np.array([float(grid.levels[k][ts[0]]) for ts in sets]) for k in profiles}
+    return SliceGrid(names, hours, levels)
 
 
 def profile_levels(catalog: Catalog) -> dict[str, np.ndarray]:

@@ -25,7 +25,7 @@ import numpy as np
 import pulp
 
 from placement.estimating.economics.commitments import CommitmentBook
-from placement.estimating.profiles import SliceGrid, profile_levels
+from placement.estimating.profiles import SliceGrid
 from placement.formulating.naming import name
 from placement.models.catalog import Catalog
 
@@ -170,7 +170,7 @@ def spread_demand(
 
     Short work's part ``D^{WS}_{a,c}(t)`` is kept apart (see ``add_short_work_cover``).
     """
-    levels = profile_levels(catalog)
+    levels = grid.levels
     specs = catalog.profiles()
     slices = range(len(grid.hours))
     for part in sorted(figures, key=_order):
@@ -750,6 +750,6 @@ def add_chip_limits(
 def profile_share(grid: SliceGrid, catalog: Catalog, profile: str) -> np.ndarray:
     """``s_{k,t}``: the share of a short job's hours in each slice (see
     ``add_short_work_cover``)."""
-    g = profile_levels(catalog)[profile]
+    g = grid.levels[profile]
     runs = (g > 0).astype(float) if catalog.profiles()[profile].placement == "flexible" else g
     return np.asarray(grid.hours * runs / float(grid.hours @ runs))

@@ -48,7 +48,6 @@ import pandas as pd
 import pulp
 
 from placement.estimating import Estimates
-from placement.estimating.profiles import profile_levels
 from placement.formulating.model import with_classes
 from placement.formulating.month import class_key
 from placement.formulating.naming import name
@@ -360,7 +359,7 @@ def _add_in_use(
 ) -> None:
     """``D_{a,m,t}``: each part as one variable, at its profile's level in each slice, in all
     and by eligibility class (``D_{a,m,t,c}``)."""
-    levels = profile_levels(catalog)
+    levels = model.grid.levels
     hours = model.grid.hours
     for key, expr in sorted(parts.items()):
         acc, m, profile, figure, cls = key

@@ -69,11 +69,11 @@ from placement.estimating.economics.one_offs import (
     switching_one_off_usd,
 )
 from placement.estimating.economics.rates import on_demand_rates
-from placement.estimating.profiles import slice_grid
+from placement.estimating.profiles import merged_slices, slice_grid
 from placement.formulating.model import FormulationSettings, model_options, rows_by
 from placement.formulating.month import Held, add_eligible_cover, reserved_chips_held
 from placement.formulating.naming import name, name_map, unique_clean
-from placement.horizon.demand import Steps, add_demand
+from placement.horizon.demand import Steps, add_demand, as_variable
 from placement.horizon.model import COMPONENTS, HorizonModel, Ready, readiness_of
 from placement.horizon.releases import catalog_in, epoch_starts
 from placement.horizon.timeline import (
@@ -120,7 +120,7 @@ def build_horizon_model(
         outlives=outlives(workloads, months),
         interim=interim,
         book=commitment_book(catalog),
-        grid=slice_grid(catalog),
+        grid=merged_slices(slice_grid(catalog), rows["load_profile"]),
         purchasable=settings.purchasable,
         epochs=epochs,
     )
@@ -374,6 +374,22 @@ def held_in_month(model: HorizonModel, catalog: Catalog, month: int) -> Held:
     )
 
 
+def held_as_variables(model: HorizonModel, held: Held, month: int) -> Held:
+    """What is held, each product's purchases still running as one variable: the month's
+    slices then each read one column, not the purchases of every month of a term."""
+    tag = f"m{month:03d}"
+    return Held(
+        units={
+            q: (as_variable(model, bought, name("held_units", f"q{i}", tag)), owned)
+            for i, (q, (bought, owned)) in enumerate(sorted(held.units.items()))
+        },
+        usd={
+            q: (as_variable(model, bought, name("held_usd", f"q{i}", tag)), owned)
+            for i, (q, (bought, owned)) in enumerate(sorted(held.usd.items()))
+        },
+    )
+
+
 def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str]) -> None:
     """Commitments bought month by month with their terms (``add_purchases``), covering chips
     in use slice by slice within what is held (see the module)."""
@@ -386,7 +402,7 @@ def add_commitments(model: HorizonModel, catalog: Catalog, keys: dict[str, str])
             for t in range(len(hours)):
                 model.covered[(acc, m, t)] = pulp.LpAffineExpression()
     for m in range(1, model.months + 1):
-        held = held_in_month(model, catalog, m)
+        held = held_as_variables(model, held_in_month(model, catalog, m), m)
         for q in model.book.reservations:
             if q.key not in held.units:
                 continue

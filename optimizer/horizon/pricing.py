@@ -33,6 +33,7 @@ import pandas as pd
 import pulp
 
 from placement.estimating.economics.rates import on_demand_rates
+from placement.estimating.profiles import SliceGrid, merged_slices, slice_grid
 from placement.formulating.demand import constant_sum, part_figures
 from placement.formulating.model import catalog_keys, short_work, with_classes
 from placement.formulating.month import (
@@ -44,11 +45,10 @@ from placement.formulating.month import (
     add_short_work_cover,
     spread_demand,
 )
-from placement.formulating.naming import name
-from placement.horizon.demand import as_variable
 from placement.horizon.formulation import (
     add_commitment_payments,
     add_purchases,
+    held_as_variables,
     held_in_month,
     month_values,
 )
@@ -108,6 +108,7 @@ def price_roadmap(
         covered={},
         in_use_by_class={},
         reserved_cover={},
+        grid=_month_grid(model, catalog),
     )
     placement = placement or month_placement(model, workloads)
     on_demand = _on_demand_rows(model, catalog)
@@ -116,7 +117,7 @@ def price_roadmap(
     ]
     accelerators = {str(a) for frame in rows for a in frame["accelerator"]}
     add_purchases(priced, catalog, keys, accelerators)
-    rounds = Months(priced.problem, [], [], model.book, model.grid, keys)
+    rounds = Months(priced.problem, [], [], model.book, priced.grid, keys)
     rates = on_demand_rates(catalog)
     priced.monthly = [
         {"on_demand_usd": pulp.LpAffineExpression(), "commitments_usd": pulp.LpAffineExpression()}
@@ -124,14 +125,14 @@ def price_roadmap(
     ]
     for m, frame in enumerate(rows, start=1):
         month = Month(tag=(f"m{m:03d}",))
-        held = _as_variables(priced, held_in_month(priced, catalog, m), m)
+        held = held_as_variables(priced, held_in_month(priced, catalog, m), m)
         _add_month(priced, month, held, frame, catalog, keys)
         for acc in month.accelerators:
             for t in month.slices:
-                rate = rates[acc] * float(model.grid.hours[t])
+                rate = rates[acc] * float(priced.grid.hours[t])
                 priced.monthly[m - 1]["on_demand_usd"].addInPlace(month.in_use(acc, t), rate)
         for acc, t, cover in month.covers():
-            rate = rates[acc] * float(model.grid.hours[t])
+            rate = rates[acc] * float(priced.grid.hours[t])
             priced.monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rate)
         rounds.months.append((month, held))
         rounds.placement.extend(month.flexible.values())
@@ -154,20 +155,13 @@ def price_roadmap(
     return PricedRoadmap(with_priced_months(model, priced), result)
 
 
-def _as_variables(model: HorizonModel, held: Held, month: int) -> Held:
-    """What is held, each product's purchases still running as one variable: the month's
-    slices then each read one column, not the purchases of every month of a term."""
-    tag = f"m{month:03d}"
-    return Held(
-        units={
-            q: (as_variable(model, bought, name("held_units", f"q{i}", tag)), owned)
-            for i, (q, (bought, owned)) in enumerate(sorted(held.units.items()))
-        },
-        usd={
-            q: (as_variable(model, bought, name("held_usd", f"q{i}", tag)), owned)
-            for i, (q, (bought, owned)) in enumerate(sorted(held.usd.items()))
-        },
-    )
+def _month_grid(model: HorizonModel, catalog: Catalog) -> SliceGrid:
+    """The slices the months are priced over: the roadmap's profiles' alike slices merged, but
+    for those flexible work is placed in (``merged_slices``), where whole chips can differ."""
+    profiles = set(model.rows["load_profile"].astype(str))
+    specs = catalog.profiles()
+    flexible = {k for k in profiles if specs[k].placement == "flexible"}
+    return merged_slices(slice_grid(catalog), profiles, apart=flexible)
 
 
 def _add_month(
