@@ -78,6 +78,7 @@ def main(args: list[str] | None = None) -> None:
         received = _SIGNALS_RECEIVED[-1] if _SIGNALS_RECEIVED else signal.SIGINT
         click.echo(f"Interrupted ({signal.Signals(received).name}): stopped; no partial output "
                    "was left.", err=True)  # fmt: skip
+        _exit_past_running_solves(EXIT_SIGNAL_BASE + received)
         sys.exit(EXIT_SIGNAL_BASE + received)
     except BrokenPipeError:
         # Python would complain when flushing stdout at exit; point it at /dev/null instead.
@@ -97,6 +98,17 @@ def main(args: list[str] | None = None) -> None:
         for number, handler in previous.items():
             signal.signal(number, handler)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _exit_past_running_solves(code: int) -> None:
+    """Exit at once where an interrupt left a HiGHS solve running in its thread
+    (``placement.solving.solver._run``): the interpreter's shutdown would otherwise tear down
+    under it. Everything to clean up has been cleaned up by then."""
+    solver = sys.modules.get("placement.solving.solver")
+    if solver is not None and solver.SOLVES_LEFT_RUNNING:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
 
 
 def _interrupted(signum: int, frame: object) -> None:

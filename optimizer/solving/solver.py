@@ -139,7 +139,32 @@ class _HiGHS(pulp.HiGHS):
             index = np.array([var.index for var in self.start], dtype=np.int32)
             values = np.array(list(self.start.values()), dtype=np.float64)
             lp.solverModel.setSolution(len(index), index, values)
-        lp.solverModel.run()
+        _run(lp.solverModel)
+
+
+WAIT_STEP_S = 0.1
+"""How often the main thread looks up from waiting on a solve (and so how soon a Ctrl-C or
+SIGTERM is acted on)."""
+
+SOLVES_LEFT_RUNNING: list[highspy.Highs] = []
+"""HiGHS runs an interrupt left behind (``_run``): the command exits without waiting for them."""
+
+
+def _run(highs: highspy.Highs) -> None:
+    """``highs.run()`` in a thread of its own, the main thread waiting on it in short steps.
+
+    A signal's Python handler runs in the main thread between Python steps, so a solve run
+    from the main thread would hold a Ctrl-C or SIGTERM for as long as HiGHS takes (minutes
+    for a long horizon). Interrupted, the solve is left running (HiGHS has no safe way to stop
+    it from outside but a callback on every iteration) and recorded, and the interrupt goes
+    on: the command removes what it was writing and exits without waiting for HiGHS."""
+    highs.startSolve()
+    try:
+        while not highs.wait(WAIT_STEP_S)[0]:
+            pass
+    except BaseException:
+        SOLVES_LEFT_RUNNING.append(highs)
+        raise
 
 
 def make_solver(
