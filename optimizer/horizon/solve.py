@@ -8,13 +8,15 @@ The search:
    migration programmes and ports are rounded from it (``rounded_readiness``: ready from the
    first month the relaxation has them at least half done, the ports queued by their start
    within the engineers; under an engineer cap also the ports it gives half a month or more,
-   as early as they can be, the most months first) and fixed, and the rest (targets, moves,
-   commitments) solved as a MILP to the gap, each way in turn; the cheapest, if not yet
-   proven, again to a fifth of the gap from itself: a roadmap costing ``U``. Each solve stops
-   at the first roadmap the bound proves. Where ``U - L <= gap |U|`` it is optimal within the
-   gap, proven by the relaxation's bound, and the search ends there. The few readiness
-   binaries are where the relaxation is weak (ports partly done); the thousands of target
-   binaries are nearly integral in it.
+   as early as they can be, the most months first) and fixed. Each way is tried first with
+   the reservation units continuous, then rounded whole with that timeline fixed
+   (``_units_rounded``), proven where that is within the gap of ``L``; otherwise the rest
+   (targets, moves, commitments) is solved as a MILP to the gap, each way in turn; the
+   cheapest, if not yet proven, again to a fifth of the gap from itself: a roadmap costing
+   ``U``. Each solve stops at the first roadmap the bound proves. Where ``U - L <= gap |U|``
+   it is optimal within the gap, proven by the relaxation's bound, and the search ends there.
+   The few readiness binaries are where the relaxation is weak (ports partly done); the
+   thousands of target binaries are nearly integral in it.
 3. Otherwise HiGHS solves the whole MILP from the cheapest of the rounded roadmap, the
    stay-put plan and the early roadmap (``placement.horizon.start``), stopping within its own
    gap or at the first roadmap the relaxation's bound proves.
@@ -60,6 +62,11 @@ WHOLE_UNIT_TOLERANCE = 1e-6
 
 CENT_USD = 0.01
 """Staying put replaces a roadmap priced dearer by more than this (below rounding)."""
+
+UNIT_ROUNDING_SHARES = (0.5, 0.0, 1.0)
+"""The roundings of a relaxation's units tried (``_units_rounded``): a part unit of at
+least this share becomes a whole one: to the nearest, then up (everything covered), then down
+(the parts on demand)."""
 
 TIGHTER_GAP_SHARE = 0.2
 """The share of the gap the best rounded roadmap's MILP is solved to again, from itself, where
@@ -195,6 +202,10 @@ def _rounded_relaxation(
     # Each way of rounding at the whole gap until the bound proves one (the model's variables
     # then hold its values), else the cheapest again to a fifth of the gap, from itself.
     for ready in rounded_readiness(model, engineers):
+        quick = _units_rounded(model, ready, solver, time_limit_s, gap, _target(bound, gap))
+        spent += quick.time_s
+        if quick.cost is not None:
+            return bound, Priced(quick.cost, quick.start, spent)
         found = priced(model, ready, solver, time_limit_s, gap, None, _target(bound, gap))
         if found is None:
             continue
@@ -210,6 +221,56 @@ def _rounded_relaxation(
     if found is None:
         return bound, best  # not proven, and the search goes on from it
     return bound, Priced(found.cost, found.start, spent + found.time_s)
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """A roadmap tried: its cost where it is proven (else None), its values, the time taken."""
+
+    cost: float | None
+    start: Start
+    time_s: float
+
+
+def _units_rounded(
+    model: HorizonModel,
+    ready: Start,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+    target: float,
+) -> _Attempt:
+    """The roadmap with ``ready`` fixed and the reservation units continuous (a MILP of the
+    targets alone: the timeline), then with that timeline fixed and each month's units
+    bought rounded, within their bounds (an LP: any holding is feasible), to the nearest, up
+    or down (``UNIT_ROUNDING_SHARES``). Proven where one costs no more than ``target``: a
+    roadmap of whole units the relaxation's bound proves.
+
+    Where the fleet is large, rounding a few units up costs a sliver of the whole, and this is
+    seconds where the MILP of whole units takes minutes (10,000 workloads over 36 months:
+    about 6 s against 172 s), its LP relaxation as weak as its units are few (a service of 18
+    GPUs: 2.25 eight-GPU units in the relaxation, 1.8% below whole ones)."""
+    units = list(model.units.values())
+    with _continuous(units):
+        timeline = priced(model, ready, solver, time_limit_s, gap, None, target)
+    if timeline is None or timeline.cost > target:
+        return _Attempt(None, {}, 0.0 if timeline is None else timeline.time_s)
+    bought = set(units)
+    fixed = {var: value for var, value in timeline.start.items() if var not in bought}
+    fixed.update({y: y.varValue or 0.0 for y in _steps(model)})
+    relaxed = {var: var.varValue or 0.0 for var in units}
+    spent = timeline.time_s
+    for share in UNIT_ROUNDING_SHARES:
+        for var, value in relaxed.items():
+            whole_units = math.floor(value + 1.0 - share + WHOLE_UNIT_TOLERANCE)
+            if var.upBound is not None:
+                whole_units = min(whole_units, math.floor(var.upBound))
+            fixed[var] = float(whole_units)
+        whole = priced(model, fixed, solver, time_limit_s, gap)
+        spent += 0.0 if whole is None else whole.time_s
+        if whole is not None and whole.cost <= target:
+            return _Attempt(whole.cost, {**whole.start, **fixed}, spent)
+    return _Attempt(None, {}, spent)
 
 
 def _whole_moves(
@@ -284,6 +345,19 @@ def _binary(steps: Iterable[pulp.LpVariable]) -> Iterator[None]:
     finally:
         for y in steps:
             y.cat = pulp.LpContinuous
+
+
+@contextlib.contextmanager
+def _continuous(variables: Iterable[pulp.LpVariable]) -> Iterator[None]:
+    """``variables`` continuous for the duration of the block (integer again after it)."""
+    variables = list(variables)
+    for var in variables:
+        var.cat = pulp.LpContinuous
+    try:
+        yield
+    finally:
+        for var in variables:
+            var.cat = pulp.LpInteger
 
 
 def _target(bound: float, gap: float) -> float:
