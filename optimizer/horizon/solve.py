@@ -242,9 +242,9 @@ def _units_rounded(
 ) -> _Attempt:
     """The roadmap with ``ready`` fixed and the reservation units continuous (a MILP of the
     targets alone: the timeline), then with that timeline fixed and each month's units
-    bought rounded, within their bounds (an LP: any holding is feasible), to the nearest, up
-    or down (``UNIT_ROUNDING_SHARES``). Proven where one costs no more than ``target``: a
-    roadmap of whole units the relaxation's bound proves.
+    bought rounded, within their bounds, to the nearest, up or down (``UNIT_ROUNDING_SHARES``),
+    each costed as an LP (a rounding the rows refuse is passed over). Proven where one costs
+    no more than ``target``: a roadmap of whole units the relaxation's bound proves.
 
     Where the fleet is large, rounding a few units up costs a sliver of the whole, and this is
     seconds where the MILP of whole units takes minutes (10,000 workloads over 36 months:
