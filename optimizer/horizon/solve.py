@@ -251,7 +251,7 @@ def _units_rounded(
     about 6 s against 172 s), its LP relaxation as weak as its units are few (a service of 18
     GPUs: 2.25 eight-GPU units in the relaxation, 1.8% below whole ones)."""
     units = list(model.units.values())
-    with _continuous(units):
+    with _category(units, pulp.LpContinuous):
         timeline = priced(model, ready, solver, time_limit_s, gap, None, target)
     if timeline is None or timeline.cost > target:
         return _Attempt(None, {}, 0.0 if timeline is None else timeline.time_s)
@@ -309,7 +309,7 @@ def _whole_moves(
     # bound proves.
     held = {var: float(round(var.varValue or 0.0)) for var in model.units.values()}
     target = None if bound is None else _target(bound, gap)
-    with _binary(split):
+    with _category(split, pulp.LpInteger):
         found = priced(model, fixed, solver, time_limit_s, gap, {**moves, **fixed, **held}, target)
     if found is None:  # only under a time limit: the rounded steps keep every constraint
         return result
@@ -335,29 +335,17 @@ def _steps(model: HorizonModel) -> list[pulp.LpVariable]:
 
 
 @contextlib.contextmanager
-def _binary(steps: Iterable[pulp.LpVariable]) -> Iterator[None]:
-    """``steps`` binary for the duration of the block (continuous again after it)."""
-    steps = list(steps)
-    for y in steps:
-        y.cat = pulp.LpInteger
+def _category(variables: Iterable[pulp.LpVariable], category: str) -> Iterator[None]:
+    """``variables`` of ``category`` (``pulp.LpInteger`` or ``pulp.LpContinuous``) for the
+    duration of the block, each of its own again after it."""
+    saved = {var: var.cat for var in variables}
+    for var in saved:
+        var.cat = category
     try:
         yield
     finally:
-        for y in steps:
-            y.cat = pulp.LpContinuous
-
-
-@contextlib.contextmanager
-def _continuous(variables: Iterable[pulp.LpVariable]) -> Iterator[None]:
-    """``variables`` continuous for the duration of the block (integer again after it)."""
-    variables = list(variables)
-    for var in variables:
-        var.cat = pulp.LpContinuous
-    try:
-        yield
-    finally:
-        for var in variables:
-            var.cat = pulp.LpInteger
+        for var, cat in saved.items():
+            var.cat = cat
 
 
 def _target(bound: float, gap: float) -> float:
