@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pulp
@@ -150,3 +151,18 @@ def test_the_batched_copy_into_highs_is_the_model_pulp_would_copy() -> None:
     assert any(ours["integrality"])
     for key, value in pulps.items():
         assert np.array_equal(np.asarray(ours[key]), np.asarray(value)), key
+
+
+def test_a_start_never_comes_back_in_place_of_the_solution(tmp_path: Path) -> None:
+    """Staying put with the sample's three training workloads over 24 months is priced from
+    the relaxation's purchases rounded down, two 1-GPU reserved units among them that cover
+    nothing. HiGHS drops them in presolve and reports $1,683,072.43 (its optimum, with or
+    without the start, on the written model), but handed back the start's values for them:
+    the plan said $1,767,168.43. The values returned must cost what HiGHS reports."""
+    sample = Path(__file__).resolve().parents[1] / "inputs" / "sample_inventory.csv"
+    path = tmp_path / "three.csv"
+    path.write_text("".join(sample.read_text().splitlines(keepends=True)[:4]))
+    result = plan(path, horizon=24)
+    roadmap = result.plan.roadmap
+    assert roadmap is not None and roadmap.stay_total_usd is not None
+    assert roadmap.stay_total_usd == pytest.approx(1_683_072.43, abs=0.01)
