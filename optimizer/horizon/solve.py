@@ -262,7 +262,9 @@ def _units_rounded(
     spent = timeline.time_s
     for share in UNIT_ROUNDING_SHARES:
         for var, value in relaxed.items():
-            whole_units = math.floor(value + 1.0 - share + WHOLE_UNIT_TOLERANCE)
+            whole_units = math.floor(value + WHOLE_UNIT_TOLERANCE)
+            part = value - whole_units
+            whole_units += int(part > WHOLE_UNIT_TOLERANCE and part >= share)
             if var.upBound is not None:
                 whole_units = min(whole_units, math.floor(var.upBound))
             fixed[var] = float(whole_units)

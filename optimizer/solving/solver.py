@@ -259,7 +259,8 @@ def solve_model(
     )
     if start and (_highs_failed(model) or _start_came_back(model, objective)):
         # A start is only a hint: at extreme magnitudes (millions of chips) completing it can
-        # leave HiGHS a rounding error short of feasible, which it reports as a solve error.
+        # leave HiGHS a rounding error short of feasible, which it reports as a solve error;
+        # and its values can come back for columns presolve dropped (``_start_came_back``).
         return solve_model(model, solver, time_limit, gap, msg, None, relax, target, highs_options)
     return SolveResult(
         status=status,
