@@ -44,6 +44,13 @@ def _slow(job: int) -> int:
     return job
 
 
+def _missing_file(job: int) -> int:
+    """Job 2 fails as a solve reading a file that is not there would: an OSError of its own."""
+    if job == 2:
+        raise FileNotFoundError(2, "No such file or directory", "missing-catalog.yaml")
+    return job
+
+
 def test_a_worker_lost_mid_batch_costs_a_retry_not_the_batch(tmp_path: Path) -> None:
     marker = str(tmp_path / "died")
     with running_dask_cluster() as (address, _), Runner(scheduler=address) as runner:
@@ -73,6 +80,18 @@ def test_the_scheduler_lost_mid_batch_is_a_cluster_error() -> None:
     assert time.monotonic() - started < 25  # not waiting for the 30 s jobs
     assert "the connection to the scheduler was lost" in str(caught.value)
     assert "0 of 4 jobs had finished" in str(caught.value)
+
+
+def test_an_os_error_a_job_raises_is_the_jobs_error_not_a_lost_connection() -> None:
+    """The job's own exception comes back as it would from a local worker process: an OSError
+    it raises says nothing about the connection to the scheduler."""
+    with running_dask_cluster() as (address, _), Runner(scheduler=address) as runner:
+        with pytest.raises(FileNotFoundError) as caught:
+            runner.run(list(range(4)), task=_missing_file)
+        assert caught.value.filename == "missing-catalog.yaml"
+        assert runner.run([5, 6], task=_missing_file) == [5, 6]  # the cluster is still there
+    with Runner(workers=2) as local, pytest.raises(FileNotFoundError):
+        local.run(list(range(4)), task=_missing_file)
 
 
 def _scheduler_tasks(address: str) -> int:

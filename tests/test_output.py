@@ -152,6 +152,126 @@ def test_a_failed_writer_leaves_the_old_file_and_no_temporary(tmp_path: Path) ->
     assert leftovers(tmp_path) == []
 
 
+KILLED_WRITER = """
+import sys, time
+from placement.writing.files import TextParts, write_output
+
+def parts():
+    yield "[" + " " * 1_000_000
+    print("staging", flush=True)
+    time.sleep(60)
+    yield "]"
+
+write_output(sys.argv[1], TextParts(parts()))
+"""
+
+
+def staged_name(target: str, pid: int, random: str = "k2x_9abq") -> str:
+    """A temporary file's name as a writer with ``pid`` stages ``target``."""
+    return f".{target}.{pid}.{random}.tmp"
+
+
+def exited_pid() -> int:
+    """The PID of a process that has exited and been reaped: no process has it now."""
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()
+    with pytest.raises(ProcessLookupError):
+        os.kill(process.pid, 0)
+    return process.pid
+
+
+def test_a_writer_killed_mid_write_leaves_a_temporary_the_next_write_removes(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "plan.json"
+    target.write_text("old plan")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(target)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "staging\n"
+    finally:
+        writer.kill()  # SIGKILL: no handler runs, the temporary file stays
+        writer.communicate()
+    left = leftovers(tmp_path)
+    assert len(left) == 1 and left[0].startswith(f".plan.json.{writer.pid}."), left
+    assert target.read_text() == "old plan"
+    write_output(target, "new plan")
+    assert target.read_text() == "new plan"
+    assert leftovers(tmp_path) == []
+
+
+def test_a_running_writers_temporary_is_kept(tmp_path: Path) -> None:
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        kept = [staged_name("plan.json", sleeper.pid), staged_name("plan.json", os.getpid())]
+        for name in kept:
+            (tmp_path / name).write_text("being written")
+        write_output(tmp_path / "plan.json", "plan")
+        assert (tmp_path / "plan.json").read_text() == "plan"
+        assert leftovers(tmp_path) == sorted(kept)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_only_a_dead_writers_temporary_of_the_same_target_is_removed(tmp_path: Path) -> None:
+    dead = exited_pid()
+    stale = tmp_path / staged_name("plan.json", dead)
+    stale.write_text("half a plan")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("not a temporary")
+    lookalikes = [
+        staged_name("other.json", dead),  # another target's
+        staged_name("plan.json.5", dead),  # another target's, its name this one's and more
+        staged_name("plan", dead),
+        ".plan.json.k2x_9abq.tmp",  # no PID
+        f"plan.json.{dead}.k2x_9abq.tmp",  # not hidden
+        f".plan.json.{dead}.k2x_9abq.tmp.bak",
+        f".plan.json.{dead}.k2x.tmp",  # not what mkstemp makes
+        f".plan.json.{dead}x.k2x_9abq.tmp",
+        staged_name("plan.json", 0),  # kill(0, ...) would mean this process's group
+        staged_name("plan.json", 10**30),  # no PID at all
+    ]
+    for name in lookalikes:
+        (tmp_path / name).write_text("kept")
+    link = tmp_path / staged_name("plan.json", dead, "linked00")
+    link.symlink_to(elsewhere)
+    folder = tmp_path / staged_name("plan.json", dead, "folder00")
+    folder.mkdir()
+    write_output(tmp_path / "plan.json", "plan")
+    assert not stale.exists()
+    assert sorted(os.listdir(tmp_path)) == sorted(
+        [*lookalikes, link.name, folder.name, "elsewhere", "plan.json"]
+    )
+    assert link.is_symlink() and elsewhere.read_text() == "not a temporary"
+
+
+def test_a_temporary_that_cannot_be_removed_does_not_stop_the_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stale = tmp_path / staged_name("plan.json", exited_pid())
+    stale.write_text("half a plan")
+    unlink = os.unlink
+
+    def refused(path: str | os.PathLike[str], *args: object, **kwargs: object) -> None:
+        if Path(path).name == stale.name:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        unlink(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "unlink", refused)
+    write_output(tmp_path / "plan.json", "plan")
+    assert (tmp_path / "plan.json").read_text() == "plan" and stale.exists()
+    monkeypatch.undo()
+
+    def unlistable(path: object) -> None:
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(os, "scandir", unlistable)
+    write_output(tmp_path / "plan.json", "plan again")
+    assert (tmp_path / "plan.json").read_text() == "plan again" and stale.exists()
+
+
 def test_text_in_parts_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     target = tmp_path / "plan.json"
     target.write_text("old plan")

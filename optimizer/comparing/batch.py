@@ -185,7 +185,10 @@ def _in_order(
 def _dask_failures(scheduler: str, client: Any, futures: Sequence[Any]) -> Iterator[None]:
     """A batch the cluster fails as a ``ClusterError`` saying how far it got, its other jobs
     cancelled. A worker lost mid-batch is not one: the scheduler gives its jobs to another
-    worker (or the one its nanny restarts), and the batch goes on."""
+    worker (or the one its nanny restarts), and the batch goes on. Nor is a job's own
+    exception, which a future's ``result()`` re-raises, even an ``OSError`` (a solve's
+    missing file): it goes up unchanged, as from a local worker process, the other jobs
+    cancelled."""
     from distributed.comm import CommClosedError
     from distributed.scheduler import KilledWorker
 
@@ -199,8 +202,24 @@ def _dask_failures(scheduler: str, client: Any, futures: Sequence[Any]) -> Itera
         )
         raise ClusterError(_failed(scheduler, client, futures, reason)) from None
     except (CancelledError, CommClosedError, OSError) as err:
+        if _raised_by_a_job(err, futures):
+            with contextlib.suppress(Exception):  # the scheduler may be gone
+                client.cancel([future for future in futures if not future.done()])
+            raise
         reason = f"the connection to the scheduler was lost ({type(err).__name__})"
         raise ClusterError(_failed(scheduler, client, futures, reason)) from None
+
+
+def _raised_by_a_job(err: BaseException, futures: Sequence[Any]) -> bool:
+    """Whether ``err`` is the exception a job raised: a future that finished with an error
+    re-raises that very object from ``result()``. A lost connection's error belongs to no
+    future, even if some job happens to have failed by then."""
+    for future in futures:
+        if future.status == "error":
+            with contextlib.suppress(Exception):  # held by the future; the scheduler is not asked
+                if future.exception(timeout=SCHEDULER_WAIT_S) is err:
+                    return True
+    return False
 
 
 @contextlib.contextmanager

@@ -8,7 +8,9 @@ beside a CSV plan, ``reference --write-inputs``). The rules (DESIGN.md, "Files w
 - A regular file, or a new one, is written atomically: the bytes go to a temporary file in the
   target's own folder, are flushed to disk, and the temporary file is renamed over the target.
   A reader sees the old content or the new, never a part; on any failure the old file is intact
-  and the temporary file is removed.
+  and the temporary file is removed. The temporary file's name carries the writer's PID, so one
+  left by a writer that was killed (SIGKILL, power loss) is removed by the next write of the
+  same target once no process has that PID.
 - An existing file keeps its permission bits (and, where the user may, its owner and group); a
   new file gets ``0666`` less the umask, like any file a shell redirection creates.
 - A symlink is followed (to the end of a chain) and the file it points to is replaced; the link
@@ -145,15 +147,64 @@ def _folder_not_writable(target: _Target, reason: str) -> OutputError:
     )
 
 
+_STAGED_SUFFIX = ".tmp"
+_MKSTEMP_RANDOM = r"[a-z0-9_]{8}"
+"""What ``tempfile.mkstemp`` puts between its prefix and suffix: eight of these characters,
+never a dot, so a staged file's name tells its target and its PID apart unambiguously."""
+
+
+def _is_running(pid: int) -> bool:
+    """Whether a process has this PID; one we may not signal (another user's) is running."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        pass
+    return True
+
+
+def _remove_stale_staged(real: Path) -> None:
+    """Remove the temporary files that writers of ``real`` killed mid-write left beside it.
+
+    A temporary file is removed on every failure and on Ctrl-C or SIGTERM, but not when its
+    writer is killed outright (SIGKILL, power loss): without this, each such kill would leave
+    a hidden file, as large as the output, in the folder for ever. Only a regular file named
+    exactly as this process would stage ``real`` (``.NAME.PID.RANDOM.tmp``), under the PID of
+    no running process, is removed: a writer still at work, this process's own files, other
+    targets' files, symlinks and anything else are left alone. A PID reused since is taken as
+    running, and the file kept. Removing is a courtesy: no error here stops the write.
+    """
+    pid_and_random = r"(?P<pid>[0-9]+)\." + _MKSTEMP_RANDOM
+    pattern = re.compile(re.escape(f".{real.name}.") + pid_and_random + re.escape(_STAGED_SUFFIX))
+    with contextlib.suppress(OSError):
+        with os.scandir(real.parent) as entries:
+            names = [entry.name for entry in entries]
+        for name in names:
+            match = pattern.fullmatch(name)
+            if match is None:
+                continue
+            pid = int(match["pid"])
+            if pid <= 0 or pid == os.getpid():  # kill(0, ...) would signal our process group
+                continue
+            with contextlib.suppress(OSError, OverflowError):
+                path = real.parent / name
+                if stat.S_ISREG(os.lstat(path).st_mode) and not _is_running(pid):
+                    os.unlink(path)
+
+
 def _stage(target: _Target, data: bytes | TextParts) -> str:
     """Write ``data`` to a temporary file beside the real target; return its path.
 
     The temporary file gets the final permissions before it is renamed, so the target is never
     visible with the wrong ones.
     """
+    _remove_stale_staged(target.real)
     try:
         fd, tmp = tempfile.mkstemp(
-            prefix=f".{target.real.name}.", suffix=".tmp", dir=target.real.parent
+            prefix=f".{target.real.name}.{os.getpid()}.",
+            suffix=_STAGED_SUFFIX,
+            dir=target.real.parent,
         )
     except OSError as err:
         raise _folder_not_writable(target, _reason(err)) from None
