@@ -54,6 +54,7 @@ from placement.horizon.formulation import (
 )
 from placement.horizon.model import COMPONENTS, HorizonModel
 from placement.horizon.roadmap import roadmap_workloads
+from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
 from placement.solving.solver import SolveResult
 from placement.solving.whole_chips import Months, solve_in_whole_chips
@@ -143,12 +144,7 @@ def price_roadmap(
             objective.addInPlace(expr)
     objective.addInPlace(priced.after_horizon_charged)
     priced.problem.setObjective(objective)
-    # The roadmap MILP's purchases are a plan to start from (feasible: any holding is).
-    start = {
-        priced.units[key]: float(round(var.varValue or 0.0))
-        for key, var in model.units.items()
-        if key in priced.units
-    }
+    start = units_largest_first(priced, priced.units, model.book, solver, time_limit_s, gap)
     result = solve_in_whole_chips(
         rounds, rates, solver, time_limit_s, gap, start=start, highs_options=FEW_INTEGERS
     )

@@ -35,6 +35,7 @@ import pulp
 from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
 from placement.horizon.formulation import build_horizon_model, epoch_options
+from placement.horizon.limits import HORIZON_SOLVE_BUDGET_S
 from placement.horizon.model import HorizonModel
 from placement.horizon.pricing import (
     PricedRoadmap,
@@ -94,7 +95,9 @@ def solve_horizon(
     time_limit_s: float | None,
     gap: float,
 ) -> HorizonResult:
-    """Solve the stay-put model, then the roadmap (see the module), and build the roadmap."""
+    """Solve the stay-put model, then the roadmap (see the module), and build the roadmap;
+    each solve within ``time_limit_s``, else ``HORIZON_SOLVE_BUDGET_S``."""
+    time_limit_s = HORIZON_SOLVE_BUDGET_S if time_limit_s is None else time_limit_s
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
     stay = _stay_put(estimates, catalog, months, epochs, solver, time_limit_s, gap)
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
@@ -167,6 +170,11 @@ def _priced(
     _, _, pricing_notes = plan.result.termination.partition("; ")
     if pricing_notes:  # cover in whole chips, as the pricing says
         note += f"; pricing: {pricing_notes}"
+    result = replace(result, termination=note)
+    result = _with_pricing_gap(result, plan.result, "the months")
+    if stay is not None and stayed is stay:
+        result = _with_pricing_gap(result, stay.result, "staying put")
+    note = result.termination
     chosen = plan.model
     if stayed is not None and horizon_total_usd(stayed.model) < total - CENT_USD:
         chosen, total = stayed.model, horizon_total_usd(stayed.model)
@@ -176,6 +184,23 @@ def _priced(
         replace(result, time_s=spent, termination=note),
         chosen,
         None if stayed is None else stayed.model,
+    )
+
+
+def _with_pricing_gap(result: SolveResult, pricing: SolveResult, what: str) -> SolveResult:
+    """``result`` feasible, not optimal, where a pricing stopped at its time limit before
+    proving its gap (``HORIZON_SOLVE_BUDGET_S``): the reported gap is the larger of the two, and
+    the message says what was priced within what."""
+    if pricing.status is not SolveStatus.FEASIBLE:
+        return result
+    within = "an unknown gap" if pricing.gap is None else f"{pricing.gap:.3%}"
+    note = f"{result.termination}; {what} priced within {within} of the bound (time limit)"
+    gaps = [g for g in (result.gap, pricing.gap) if g is not None]
+    return replace(
+        result,
+        status=SolveStatus.FEASIBLE,
+        gap=max(gaps) if len(gaps) == 2 else None,
+        termination=note,
     )
 
 

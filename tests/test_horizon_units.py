@@ -1,0 +1,75 @@
+"""Whole reservation units from a relaxation, largest first (``placement.horizon.units``), and
+a roadmap whose pricing stopped at its time limit reported as such (``placement.horizon.solve``).
+
+The instance: 18 chips run every hour at $1 a chip-hour on demand; a unit of 8 chips costs
+$4.80 an hour ($0.60 a chip), a unit of 1 chip $0.70. The relaxation buys 2.25 large units
+($10.80). Rounded to the nearest, 2 large units and no small one leave 2 chips on demand
+($11.60); the large units fixed first (2), the relaxation buys the remainder as 2 small units:
+$11.00, the integer optimum (3 large units: $14.40).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pulp
+import pytest
+
+from placement.horizon.solve import _with_pricing_gap
+from placement.horizon.units import units_largest_first
+from placement.solving.solver import SolveResult, SolveStatus, solve_model
+
+CHIPS = 18
+ON_DEMAND_USD = 1.0
+LARGE = (8, 4.8)  # chips a unit, USD an hour a unit
+SMALL = (1, 0.7)
+
+
+@dataclass
+class _Model:
+    problem: pulp.LpProblem
+
+
+def _instance() -> tuple[_Model, dict[tuple[str, int], pulp.LpVariable], SimpleNamespace]:
+    problem = pulp.LpProblem("units", pulp.LpMinimize)
+    large = problem.add_variable("large", 0, 10, cat=pulp.LpInteger)
+    small = problem.add_variable("small", 0, 30, cat=pulp.LpInteger)
+    cover = problem.add_variable("cover", 0, CHIPS)
+    problem += LARGE[1] * large + SMALL[1] * small + ON_DEMAND_USD * (CHIPS - cover)
+    problem += cover <= LARGE[0] * large + SMALL[0] * small
+    book = SimpleNamespace(
+        reservations=[
+            SimpleNamespace(key="large", accelerator="h100", unit_chips=LARGE[0]),
+            SimpleNamespace(key="small", accelerator="h100", unit_chips=SMALL[0]),
+        ]
+    )
+    return _Model(problem), {("large", 1): large, ("small", 1): small}, book
+
+
+def test_the_largest_units_are_fixed_first_and_the_remainder_bought_small() -> None:
+    model, units, book = _instance()
+    relaxed = solve_model(model, relax=True)
+    assert relaxed.objective == pytest.approx(CHIPS / LARGE[0] * LARGE[1])
+    start = units_largest_first(model, units, book, "highs", None, 1e-6)  # type: ignore[arg-type]
+    assert start == {units[("large", 1)]: 2.0, units[("small", 1)]: 2.0}
+    # The bounds are given back: the MILP is free to choose.
+    assert (units[("large", 1)].lowBound, units[("large", 1)].upBound) == (0, 10)
+    assert (units[("small", 1)].lowBound, units[("small", 1)].upBound) == (0, 30)
+    solved = solve_model(model, gap=1e-9, start=start)
+    assert solved.objective == pytest.approx(2 * LARGE[1] + 2 * SMALL[1])
+    nearest = 2 * LARGE[1] + (CHIPS - 2 * LARGE[0]) * ON_DEMAND_USD
+    assert solved.objective < nearest
+
+
+def test_a_pricing_stopped_at_its_time_limit_makes_the_roadmap_feasible_with_its_gap() -> None:
+    roadmap = SolveResult(SolveStatus.OPTIMAL, "highs", 1.0, 100.0, 0.0005, "Optimal")
+    proven = SolveResult(SolveStatus.OPTIMAL, "highs", 1.0, 90.0, 0.0002, "Optimal")
+    assert _with_pricing_gap(roadmap, proven, "the months") == roadmap
+    stopped = SolveResult(SolveStatus.FEASIBLE, "highs", 120.0, 90.0, 0.004, "Time limit")
+    reported = _with_pricing_gap(roadmap, stopped, "the months")
+    assert reported.status is SolveStatus.FEASIBLE
+    assert reported.gap == 0.004
+    assert "the months priced within 0.400% of the bound" in reported.termination
+    unknown = SolveResult(SolveStatus.FEASIBLE, "highs", 120.0, 90.0, None, "Time limit")
+    assert _with_pricing_gap(roadmap, unknown, "staying put").gap is None
