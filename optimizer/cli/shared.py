@@ -242,7 +242,8 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
             click.option(
                 "--time-limit",
                 type=FiniteFloatRange(min=0, min_open=True),
-                help="Seconds per solve (results may then depend on the machine's speed).",
+                help="Seconds per solve (results may then depend on the machine's speed). "
+                "Default: none, but 120 for each solve of a --horizon.",
             ),
             click.option(
                 "--gap",
