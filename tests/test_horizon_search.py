@@ -14,6 +14,7 @@ from benchmarks.horizon import roadmap_inventory
 from placement.catalog import read_catalog
 from placement.estimating import estimate
 from placement.horizon import solve as horizon_solve
+from placement.horizon.budget import search_clock
 from placement.horizon.checks import check_roadmap
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.start import priced, rounded_readiness
@@ -159,7 +160,8 @@ def test_units_rounded_from_the_relaxed_units_roadmap_are_whole_and_priced_exact
     assert relaxed.objective is not None
     [ready, *_] = rounded_readiness(model, catalog.economics.porting_engineers)
     target = horizon_solve._target(relaxed.objective, DEFAULT_GAP)
-    attempt = horizon_solve._units_rounded(model, ready, "highs", None, DEFAULT_GAP, target)
+    clock = search_clock(None)
+    attempt = horizon_solve._units_rounded(model, ready, "highs", clock, DEFAULT_GAP, target)
     assert (attempt.cost is not None) == proven
     if attempt.cost is None:
         return

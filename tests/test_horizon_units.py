@@ -1,5 +1,6 @@
 """Whole reservation units from a relaxation, largest first (``placement.horizon.units``), and
-a roadmap whose pricing stopped at its time limit reported as such (``placement.horizon.solve``).
+a roadmap whose pricing stopped at its time limit reported as such (``placement.horizon.solve``),
+and the budgets of a roadmap's solves (``placement.horizon.budget``).
 
 The instance: 18 chips run every hour at $1 a chip-hour on demand; a unit of 8 chips costs
 $4.80 an hour ($0.60 a chip), a unit of 1 chip $0.70. The relaxation buys 2.25 large units
@@ -10,12 +11,20 @@ $11.00, the integer optimum (3 large units: $14.40).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from types import SimpleNamespace
 
 import pulp
 import pytest
 
+from placement.horizon.budget import (
+    PRICING_SOLVE_BUDGET_S,
+    SEARCH_BUDGET_S,
+    SEARCH_SOLVE_FLOOR_S,
+    SearchClock,
+    pricing_limit,
+)
 from placement.horizon.solve import _with_pricing_gap
 from placement.horizon.units import units_largest_first
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
@@ -73,3 +82,14 @@ def test_a_pricing_stopped_at_its_time_limit_makes_the_roadmap_feasible_with_its
     assert "the months priced within 0.400% of the bound" in reported.termination
     unknown = SolveResult(SolveStatus.FEASIBLE, "highs", 120.0, 90.0, None, "Time limit")
     assert _with_pricing_gap(roadmap, unknown, "staying put").gap is None
+
+
+def test_the_search_shares_its_budget_and_each_solve_keeps_a_floor() -> None:
+    now = time.monotonic()
+    assert SearchClock(30.0, now - 1e4).left() == 30.0  # the run's own limit, per solve
+    fresh = SearchClock(None, now).left()
+    assert SEARCH_BUDGET_S - 5 < fresh <= SEARCH_BUDGET_S
+    assert SearchClock(None, now - SEARCH_BUDGET_S / 2).left() <= SEARCH_BUDGET_S / 2
+    assert SearchClock(None, now - 1e4).left() == SEARCH_SOLVE_FLOOR_S
+    assert pricing_limit(None) == PRICING_SOLVE_BUDGET_S
+    assert pricing_limit(7.0) == 7.0

@@ -70,7 +70,7 @@ def _view(
     type=FiniteFloatRange(min=0, min_open=True),
     default=None,
     help="Stop the solver after this many seconds: status 'feasible' if it has a plan by "
-    "then, 'no_solution' if not. Default: none, but 120 for each solve of a --horizon.",
+    "then, 'no_solution' if not. Default: none, but budgets for a --horizon (docs/roadmap.md).",
 )
 @click.option(
     "--gap",

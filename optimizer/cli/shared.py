@@ -243,7 +243,7 @@ def batch_options(func: Callable[..., Any]) -> Callable[..., Any]:
                 "--time-limit",
                 type=FiniteFloatRange(min=0, min_open=True),
                 help="Seconds per solve (results may then depend on the machine's speed). "
-                "Default: none, but 120 for each solve of a --horizon.",
+                "Default: none, but budgets for a --horizon (docs/roadmap.md).",
             ),
             click.option(
                 "--gap",

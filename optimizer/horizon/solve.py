@@ -34,8 +34,8 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
+from placement.horizon.budget import SearchClock, pricing_limit, search_clock
 from placement.horizon.formulation import build_horizon_model, epoch_options
-from placement.horizon.limits import HORIZON_SOLVE_BUDGET_S
 from placement.horizon.model import HorizonModel
 from placement.horizon.pricing import (
     PricedRoadmap,
@@ -48,12 +48,14 @@ from placement.horizon.start import (
     Priced,
     Start,
     early_start,
+    fixed_values,
     priced,
     readiness_variables,
     rounded_readiness,
     stay_put_start,
 )
 from placement.horizon.timeline import interim_accelerators
+from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
@@ -64,10 +66,11 @@ WHOLE_UNIT_TOLERANCE = 1e-6
 CENT_USD = 0.01
 """Staying put replaces a roadmap priced dearer by more than this (below rounding)."""
 
-UNIT_ROUNDING_SHARES = (0.5, 0.0, 1.0)
+UNIT_ROUNDING_SHARES: tuple[float | None, ...] = (0.5, None, 0.0, 1.0)
 """The roundings of a relaxation's units tried (``_units_rounded``): a part unit of at
-least this share becomes a whole one: to the nearest, then up (everything covered), then down
-(the parts on demand)."""
+least this share becomes a whole one: to the nearest, then (None) the largest units first
+(``placement.horizon.units``), then up (everything covered), then down (the parts on
+demand)."""
 
 TIGHTER_GAP_SHARE = 0.2
 """The share of the gap the best rounded roadmap's MILP is solved to again, from itself, where
@@ -96,30 +99,29 @@ def solve_horizon(
     gap: float,
 ) -> HorizonResult:
     """Solve the stay-put model, then the roadmap (see the module), and build the roadmap;
-    each solve within ``time_limit_s``, else ``HORIZON_SOLVE_BUDGET_S``."""
-    time_limit_s = HORIZON_SOLVE_BUDGET_S if time_limit_s is None else time_limit_s
+    each solve within ``time_limit_s``, else within the budgets of ``placement.horizon.budget``."""
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
-    stay = _stay_put(estimates, catalog, months, epochs, solver, time_limit_s, gap)
+    each = pricing_limit(time_limit_s)
+    stay = _stay_put(estimates, catalog, months, epochs, solver, each, gap)
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
     engineers = catalog.economics.porting_engineers
-    bound, rounded = _rounded_relaxation(model, engineers, solver, time_limit_s, gap)
+    clock = search_clock(time_limit_s)
+    bound, rounded = _rounded_relaxation(model, engineers, solver, clock, gap)
     if rounded is not None and bound is not None and _within(rounded.cost, bound, gap):
         result = _proven(solver, rounded.cost, bound, rounded.time_s)
     else:
-        start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, time_limit_s, gap)
+        start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, clock, gap)
         target = None if bound is None else _target(bound, gap)
-        result = solve_model(model, solver, time_limit_s, gap, start=start, target=target)
+        result = solve_model(model, solver, clock.left(), gap, start=start, target=target)
         found = result.objective
         if found is not None and bound is not None and _within(found, bound, gap):
             result = _proven(solver, found, bound, result.time_s)
     if not result.has_solution:
         return HorizonResult(result, None, {})
-    result = _whole_moves(model, result, bound, solver, time_limit_s, gap)
-    result, model, stayed = _priced(
-        model, stay, result, estimates, catalog, solver, time_limit_s, gap
-    )
+    result = _whole_moves(model, result, bound, solver, clock, gap)
+    result, model, stayed = _priced(model, stay, result, estimates, catalog, solver, each, gap)
     roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
-    all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, time_limit_s, gap)
+    all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
     roadmap = roadmap.model_copy(
         update={
             "all_h100_on_demand_total_usd": all_base,
@@ -189,7 +191,7 @@ def _priced(
 
 def _with_pricing_gap(result: SolveResult, pricing: SolveResult, what: str) -> SolveResult:
     """``result`` feasible, not optimal, where a pricing stopped at its time limit before
-    proving its gap (``HORIZON_SOLVE_BUDGET_S``): the reported gap is the larger of the two, and
+    proving its gap (``placement.horizon.budget``): the reported gap is the larger of the two, and
     the message says what was priced within what."""
     if pricing.status is not SolveStatus.FEASIBLE:
         return result
@@ -208,7 +210,7 @@ def _rounded_relaxation(
     model: HorizonModel,
     engineers: int | None,
     solver: str,
-    time_limit_s: float | None,
+    clock: SearchClock,
     gap: float,
 ) -> tuple[float | None, Priced | None]:
     """The LP relaxation's bound, and the roadmap with its readiness rounded (see the
@@ -217,7 +219,7 @@ def _rounded_relaxation(
     No start is given: staying put with the rounding's readiness took this MILP from 30 s
     to 21 s on 3 workloads over 120 months, but the 12-month roadmaps of 1,000 and 10,000
     workloads from 19.8 s to 21.5 s and 16.3 s to 18.0 s (HiGHS completing the start)."""
-    relaxed = solve_model(model, solver, time_limit_s, gap, relax=True)
+    relaxed = solve_model(model, solver, clock.left(), gap, relax=True)
     if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
         return None, None
     bound = relaxed.objective
@@ -227,11 +229,11 @@ def _rounded_relaxation(
     # Each way of rounding at the whole gap until the bound proves one (the model's variables
     # then hold its values), else the cheapest again to a fifth of the gap, from itself.
     for ready in rounded_readiness(model, engineers):
-        quick = _units_rounded(model, ready, solver, time_limit_s, gap, _target(bound, gap))
+        quick = _units_rounded(model, ready, solver, clock, gap, _target(bound, gap))
         spent += quick.time_s
         if quick.cost is not None:
             return bound, Priced(quick.cost, quick.start, spent)
-        found = priced(model, ready, solver, time_limit_s, gap, None, _target(bound, gap))
+        found = priced(model, ready, solver, clock.left(), gap, None, _target(bound, gap))
         if found is None:
             continue
         spent += found.time_s
@@ -242,7 +244,7 @@ def _rounded_relaxation(
     if best is None:
         return bound, None
     tighter = TIGHTER_GAP_SHARE * gap
-    found = priced(model, chosen, solver, time_limit_s, tighter, best.start, _target(bound, gap))
+    found = priced(model, chosen, solver, clock.left(), tighter, best.start, _target(bound, gap))
     if found is None:
         return bound, best  # not proven, and the search goes on from it
     return bound, Priced(found.cost, found.start, spent + found.time_s)
@@ -261,15 +263,16 @@ def _units_rounded(
     model: HorizonModel,
     ready: Start,
     solver: str,
-    time_limit_s: float | None,
+    clock: SearchClock,
     gap: float,
     target: float,
 ) -> _Attempt:
     """The roadmap with ``ready`` fixed and the reservation units continuous (a MILP of the
     targets alone: the timeline), then with that timeline fixed and each month's units
-    bought rounded, within their bounds, to the nearest, up or down (``UNIT_ROUNDING_SHARES``),
-    each costed as an LP (a rounding the rows refuse is passed over). Proven where one costs
-    no more than ``target``: a roadmap of whole units the relaxation's bound proves.
+    bought rounded, within their bounds, to the nearest, largest first, up or down
+    (``UNIT_ROUNDING_SHARES``), each costed as an LP (a rounding the rows refuse is passed
+    over). Proven where one costs no more than ``target``: a roadmap of whole units the
+    relaxation's bound proves.
 
     Where the fleet is large, rounding a few units up costs a sliver of the whole, and this is
     seconds where the MILP of whole units takes minutes (10,000 workloads over 36 months:
@@ -277,7 +280,7 @@ def _units_rounded(
     GPUs: 2.25 eight-GPU units in the relaxation, 1.8% below whole ones)."""
     units = list(model.units.values())
     with _category(units, pulp.LpContinuous):
-        timeline = priced(model, ready, solver, time_limit_s, gap, None, target)
+        timeline = priced(model, ready, solver, clock.left(), gap, None, target)
     if timeline is None or timeline.cost > target:
         return _Attempt(None, {}, 0.0 if timeline is None else timeline.time_s)
     bought = set(units)
@@ -286,18 +289,33 @@ def _units_rounded(
     relaxed = {var: var.varValue or 0.0 for var in units}
     spent = timeline.time_s
     for share in UNIT_ROUNDING_SHARES:
-        for var, value in relaxed.items():
-            whole_units = math.floor(value + WHOLE_UNIT_TOLERANCE)
-            part = value - whole_units
-            whole_units += int(part > WHOLE_UNIT_TOLERANCE and part >= share)
-            if var.upBound is not None:
-                whole_units = min(whole_units, math.floor(var.upBound))
-            fixed[var] = float(whole_units)
-        whole = priced(model, fixed, solver, time_limit_s, gap)
+        if share is None:
+            with fixed_values(fixed):
+                whole_units = units_largest_first(
+                    model, model.units, model.book, solver, clock.left(), gap
+                )
+            if whole_units is None:
+                continue
+            fixed.update(whole_units)
+        else:
+            for var, value in relaxed.items():
+                fixed[var] = _rounded(var, value, share)
+        whole = priced(model, fixed, solver, clock.left(), gap)
         spent += 0.0 if whole is None else whole.time_s
         if whole is not None and whole.cost <= target:
             return _Attempt(whole.cost, {**whole.start, **fixed}, spent)
     return _Attempt(None, {}, spent)
+
+
+def _rounded(units: pulp.LpVariable, value: float, share: float) -> float:
+    """A relaxation's units made whole: a part unit of at least ``share`` rounded up, within
+    the variable's bound."""
+    whole_units = math.floor(value + WHOLE_UNIT_TOLERANCE)
+    part = value - whole_units
+    whole_units += int(part > WHOLE_UNIT_TOLERANCE and part >= share)
+    if units.upBound is not None:
+        whole_units = min(whole_units, math.floor(units.upBound))
+    return float(whole_units)
 
 
 def _whole_moves(
@@ -305,7 +323,7 @@ def _whole_moves(
     result: SolveResult,
     bound: float | None,
     solver: str,
-    time_limit_s: float | None,
+    clock: SearchClock,
     gap: float,
 ) -> SolveResult:
     """The roadmap with every workload moving whole, in one month.
@@ -337,7 +355,7 @@ def _whole_moves(
     held = {var: float(round(var.varValue or 0.0)) for var in model.units.values()}
     target = None if bound is None else _target(bound, gap)
     with _category(split, pulp.LpInteger):
-        found = priced(model, fixed, solver, time_limit_s, gap, {**moves, **fixed, **held}, target)
+        found = priced(model, fixed, solver, clock.left(), gap, {**moves, **fixed, **held}, target)
     if found is None:  # only under a time limit: the rounded steps keep every constraint
         return result
     spent = result.time_s + found.time_s
@@ -404,7 +422,7 @@ def _cheaper_start(
     estimates: Estimates,
     catalog: Catalog,
     solver: str,
-    time_limit_s: float | None,
+    clock: SearchClock,
     gap: float,
 ) -> dict[pulp.LpVariable, float] | None:
     """The cheapest of the rounded roadmap, the stay-put plan and the early roadmap
@@ -417,7 +435,7 @@ def _cheaper_start(
         candidates.append((horizon_total_usd(stay.model), stay_put_start(model, stay.model)))
     early = early_start(model, estimates, catalog)
     if early is not None:
-        found = priced(model, early, solver, time_limit_s, gap)
+        found = priced(model, early, solver, clock.left(), gap)
         if found is not None:
             candidates.append((found.cost, found.start))
     if not candidates:

@@ -13,6 +13,8 @@ roadmap rounded from the LP relaxation (``rounded_readiness``), which is also he
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pandas as pd
@@ -227,6 +229,19 @@ class Priced:
     time_s: float
 
 
+@contextlib.contextmanager
+def fixed_values(values: Start) -> Iterator[None]:
+    """The variables of ``values`` fixed at them (both bounds), their bounds given back after."""
+    saved = {var: (var.lowBound, var.upBound) for var in values}
+    for var, value in values.items():
+        var.lowBound = var.upBound = value
+    try:
+        yield
+    finally:
+        for var, (low, high) in saved.items():
+            var.lowBound, var.upBound = low, high
+
+
 def priced(
     model: HorizonModel,
     values: Start,
@@ -239,14 +254,8 @@ def priced(
     """The roadmap's cost with ``values``' binaries fixed (the other decisions chosen, from
     ``start`` if given, stopping at the first costing no more than ``target`` if given), or
     None where it is infeasible. The model's variables keep the values of that plan."""
-    saved = {var: (var.lowBound, var.upBound) for var in values}
-    for var, value in values.items():
-        var.lowBound = var.upBound = value
-    try:
+    with fixed_values(values):
         result = solve_model(model, solver, time_limit_s, gap, start=start, target=target)
-    finally:
-        for var, (low, high) in saved.items():
-            var.lowBound, var.upBound = low, high
     if result.objective is None:
         return None
     full = dict(values)

@@ -1,0 +1,54 @@
+"""How long a roadmap's solves may take where the run sets no ``--time-limit``.
+
+A long horizon of varied workloads can hold one HiGHS solve for many minutes, proving a plan
+it found long before: the pricing of the sample's 30 workloads over 60 months ran over ten
+minutes; two diurnal services and a pre-training over 120 months spent two minutes in each of
+four search MILPs, none of which their relaxation's bound could prove (their reservation
+units do not round within the gap). So each pricing solve stops within
+``PRICING_SOLVE_BUDGET_S``, and the search's solves share ``SEARCH_BUDGET_S``, each given at
+least ``SEARCH_SOLVE_FLOOR_S``; a solve stopped so keeps the best plan it found, and the
+roadmap is then ``feasible`` with its gap stated. With ``--time-limit S`` every solve has S
+seconds and nothing is shared, as before.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+PRICING_SOLVE_BUDGET_S = 120.0
+"""Seconds each solve of a pricing (``placement.horizon.pricing``) may take."""
+
+SEARCH_BUDGET_S = 180.0
+"""Seconds the roadmap search's solves (``placement.horizon.solve``) share."""
+
+SEARCH_SOLVE_FLOOR_S = 15.0
+"""Seconds a search solve is given even when the shared budget is spent: each step still
+gets a try, and the steps after it still run."""
+
+
+@dataclass(frozen=True)
+class SearchClock:
+    """The time limit of each search solve: the run's ``--time-limit`` where it sets one,
+    else what is left of ``SEARCH_BUDGET_S`` since ``started`` (``time.monotonic``), at
+    least ``SEARCH_SOLVE_FLOOR_S``."""
+
+    time_limit_s: float | None
+    started: float
+
+    def left(self) -> float:
+        """Seconds the next solve may take."""
+        if self.time_limit_s is not None:
+            return self.time_limit_s
+        spent = time.monotonic() - self.started
+        return max(SEARCH_BUDGET_S - spent, SEARCH_SOLVE_FLOOR_S)
+
+
+def search_clock(time_limit_s: float | None) -> SearchClock:
+    """A clock for a search starting now."""
+    return SearchClock(time_limit_s, time.monotonic())
+
+
+def pricing_limit(time_limit_s: float | None) -> float:
+    """The time limit of each pricing solve: the run's, else ``PRICING_SOLVE_BUDGET_S``."""
+    return PRICING_SOLVE_BUDGET_S if time_limit_s is None else time_limit_s
