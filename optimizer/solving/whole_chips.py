@@ -87,12 +87,16 @@ def solve_in_whole_chips(
     gap: float,
     start: dict[pulp.LpVariable, float] | None = None,
     highs_options: Mapping[str, object] | None = None,
+    solved: SolveResult | None = None,
 ) -> SolveResult:
     """Solve ``model`` in place, restricting the slices whose cover reaches into part of a
     chip until none does (each round adds slices, so it ends within the slices there are);
     ``on_demand_usd``: each accelerator's on-demand rate, what overstated cover really costs;
-    ``highs_options`` for every solve (``solve_model``)."""
-    result = solve_model(model, solver, time_limit, gap, start=start, highs_options=highs_options)
+    ``highs_options`` for every solve (``solve_model``); ``solved``: the first solve, where
+    the caller has made it (the model's variables holding its values)."""
+    result = solved or solve_model(
+        model, solver, time_limit, gap, start=start, highs_options=highs_options
+    )
     relaxed = result.objective
     restricted: list[frozenset[tuple[str, int]]] = [frozenset() for _ in model.months]
     overstated_usd = 0.0
