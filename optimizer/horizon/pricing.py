@@ -177,7 +177,14 @@ def price_roadmap(
             for var, value in found.items():
                 var.varValue = value
     result = solve_in_whole_chips(
-        rounds, rates, solver, time_limit_s, gap, highs_options=FEW_INTEGERS, solved=first
+        rounds,
+        rates,
+        solver,
+        time_limit_s,
+        gap,
+        highs_options=FEW_INTEGERS,
+        solved=first,
+        keep_integers=True,
     )
     return PricedRoadmap(with_priced_months(model, priced), result)
 

@@ -21,7 +21,7 @@ hundreds), and the solver's message says how much. The re-solves are for plans w
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pulp
 
@@ -37,7 +37,7 @@ from placement.formulating.month import (
     cover_in_part_chips,
 )
 from placement.models.catalog import Catalog
-from placement.solving.solver import SolveResult, SolverOptions, solve_model
+from placement.solving.solver import SolveResult, SolverOptions, SolveStatus, solve_model
 
 WHOLE_CHIP_SHARE_OF_GAP = 0.5
 """The share of the gap asked that part-chip cover may overstate a plan's cost by before the
@@ -88,15 +88,58 @@ def solve_in_whole_chips(
     start: dict[pulp.LpVariable, float] | None = None,
     highs_options: Mapping[str, object] | None = None,
     solved: SolveResult | None = None,
+    keep_integers: bool = False,
 ) -> SolveResult:
     """Solve ``model`` in place, restricting the slices whose cover reaches into part of a
     chip until none does (each round adds slices, so it ends within the slices there are);
     ``on_demand_usd``: each accelerator's on-demand rate, what overstated cover really costs;
     ``highs_options`` for every solve (``solve_model``); ``solved``: the first solve, where
-    the caller has made it (the model's variables holding its values)."""
+    the caller has made it (the model's variables holding its values); ``keep_integers``:
+    where the first solve stopped at its time limit, the rounds keep its integers (each round
+    then an LP re-choosing cover; still feasible, whole-chip rows only lower what cover can
+    count) rather than run the MILP to the same limit again, and the gap reported is from the
+    first solve's bound, which bounds the whole-chip optimum too."""
     result = solved or solve_model(
         model, solver, time_limit, gap, start=start, highs_options=highs_options
     )
+    kept: dict[pulp.LpVariable, tuple[float | None, float | None]] = {}
+    bound = _bound(result)
+    if keep_integers and result.status is SolveStatus.FEASIBLE:
+        for var in model.problem.variables():
+            if var.cat == pulp.LpInteger:
+                kept[var] = (var.lowBound, var.upBound)
+                var.lowBound = var.upBound = float(round(var.varValue or 0.0))
+    try:
+        result = _rounds(model, on_demand_usd, solver, time_limit, gap, highs_options, result)
+    finally:
+        for var, (low, up) in kept.items():
+            var.lowBound, var.upBound = low, up
+    if kept and bound is not None and result.objective:
+        result = replace(
+            result,
+            status=SolveStatus.FEASIBLE,
+            gap=max(0.0, (result.objective - bound) / abs(result.objective)),
+        )
+    return result
+
+
+def _bound(result: SolveResult) -> float | None:
+    """The bound a solve proved, from its objective and relative gap, ``(U - L) / |U|``."""
+    if result.objective is None or result.gap is None:
+        return None
+    return result.objective - result.gap * abs(result.objective)
+
+
+def _rounds(
+    model: Months,
+    on_demand_usd: dict[str, float],
+    solver: str,
+    time_limit: float | None,
+    gap: float,
+    highs_options: Mapping[str, object] | None,
+    result: SolveResult,
+) -> SolveResult:
+    """The whole-chip rounds after the first solve, ``result`` (see ``solve_in_whole_chips``)."""
     relaxed = result.objective
     restricted: list[frozenset[tuple[str, int]]] = [frozenset() for _ in model.months]
     overstated_usd = 0.0
