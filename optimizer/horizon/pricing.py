@@ -19,10 +19,11 @@ horizon (``z_{q,m}``, held for their terms, ``add_purchases``; payments as in th
 
 then counts cover in whole chips where part chips overstate it, as every steady-state plan
 is solved (``placement.solving.whole_chips``). The only integers are the reservation units
-bought, so it solves in a fraction of the roadmap MILP's time. The roadmap reports these
-months' on-demand and commitment costs and these purchases: a schedule of whole chips achieves
-them, month by month, as the steady state's plan does. The one-offs (ports, programmes, moves)
-are the roadmap MILP's, unchanged.
+bought; a large fleet's are proven in seconds, but over long horizons of varied workloads
+proving them can take minutes (``QUICK_PRICING_S``, ``placement.horizon.budget``). The
+roadmap reports these months' on-demand and commitment costs and these purchases: a schedule
+of whole chips achieves them, month by month, as the steady state's plan does. The one-offs
+(ports, programmes, moves) are the roadmap MILP's, unchanged.
 """
 
 from __future__ import annotations
