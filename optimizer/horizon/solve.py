@@ -55,13 +55,10 @@ from placement.horizon.start import (
     stay_put_start,
 )
 from placement.horizon.timeline import interim_accelerators
-from placement.horizon.units import units_largest_first
+from placement.horizon.units import WHOLE_UNIT_TOLERANCE, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
-
-WHOLE_UNIT_TOLERANCE = 1e-6
-"""A relaxation's purchase this close below a whole number of units is that number."""
 
 CENT_USD = 0.01
 """Staying put replaces a roadmap priced dearer by more than this (below rounding)."""

@@ -26,7 +26,7 @@ import pulp
 from placement.estimating.economics.commitments import CommitmentBook
 from placement.solving.solver import HasProblem, SolveStatus, solve_model
 
-WHOLE_TOLERANCE = 1e-6
+WHOLE_UNIT_TOLERANCE = 1e-6
 """A relaxation's purchase this close below a whole number of units is that number."""
 
 Units = Mapping[tuple[str, int], pulp.LpVariable]
@@ -63,7 +63,7 @@ def units_largest_first(
                 if rank[key] != stage:
                     continue
                 value = var.varValue or 0.0
-                value = math.floor(value + (0.5 if smallest[key] else WHOLE_TOLERANCE))
+                value = math.floor(value + (0.5 if smallest[key] else WHOLE_UNIT_TOLERANCE))
                 if var.upBound is not None:
                     value = min(value, math.floor(var.upBound))
                 whole[var] = float(max(value, 0))
