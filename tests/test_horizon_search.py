@@ -22,6 +22,7 @@ from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory, read_inventory
 from placement.solving.choices import DEFAULT_GAP
+from placement.solving.proof import proving_cost
 from placement.solving.solver import SolveStatus, solve_model
 
 MONTHS = 12
@@ -159,7 +160,7 @@ def test_units_rounded_from_the_relaxed_units_roadmap_are_whole_and_priced_exact
     relaxed = solve_model(model, relax=True)
     assert relaxed.objective is not None
     [ready, *_] = rounded_readiness(model, catalog.economics.porting_engineers)
-    target = horizon_solve._target(relaxed.objective, DEFAULT_GAP)
+    target = proving_cost(relaxed.objective, DEFAULT_GAP)
     clock = search_clock(None)
     attempt = horizon_solve._units_rounded(model, ready, "highs", clock, DEFAULT_GAP, target)
     assert (attempt.cost is not None) == proven

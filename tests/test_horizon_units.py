@@ -15,9 +15,13 @@ import time
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import pandas as pd
 import pulp
 import pytest
 
+from benchmarks.horizon import SAMPLE
+from placement.catalog import read_catalog
+from placement.estimating import estimate
 from placement.horizon.budget import (
     PRICING_SOLVE_BUDGET_S,
     SEARCH_BUDGET_S,
@@ -25,8 +29,13 @@ from placement.horizon.budget import (
     SearchClock,
     pricing_limit,
 )
+from placement.horizon.formulation import build_horizon_model, epoch_options
+from placement.horizon.pricing import price_roadmap
+from placement.horizon.roadmap import horizon_total_usd
 from placement.horizon.solve import _with_pricing_gap
 from placement.horizon.units import units_largest_first
+from placement.reading import read_inventory
+from placement.solving.choices import DEFAULT_GAP
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
 
 CHIPS = 18
@@ -60,7 +69,10 @@ def test_the_largest_units_are_fixed_first_and_the_remainder_bought_small() -> N
     model, units, book = _instance()
     relaxed = solve_model(model, relax=True)
     assert relaxed.objective == pytest.approx(CHIPS / LARGE[0] * LARGE[1])
-    start = units_largest_first(model, units, book, "highs", None, 1e-6)  # type: ignore[arg-type]
+    whole = units_largest_first(model, units, book, "highs", None, 1e-6)  # type: ignore[arg-type]
+    assert whole is not None
+    assert whole.bound == pytest.approx(relaxed.objective)  # the first relaxation's optimum
+    start = whole.values
     assert start == {units[("large", 1)]: 2.0, units[("small", 1)]: 2.0}
     # The bounds are given back: the MILP is free to choose.
     assert (units[("large", 1)].lowBound, units[("large", 1)].upBound) == (0, 10)
@@ -69,6 +81,25 @@ def test_the_largest_units_are_fixed_first_and_the_remainder_bought_small() -> N
     assert solved.objective == pytest.approx(2 * LARGE[1] + 2 * SMALL[1])
     nearest = 2 * LARGE[1] + (CHIPS - 2 * LARGE[0]) * ON_DEMAND_USD
     assert solved.objective < nearest
+
+
+def test_a_large_unit_only_it_can_hold_is_rounded_to_the_nearest_not_down() -> None:
+    # 7.9 chips of replicas that only the 8-chip unit holds: the relaxation buys 0.9875 of
+    # it. Down, the work runs on demand ($7.90); to the nearest, one unit holds it ($4.80).
+    problem = pulp.LpProblem("eligible", pulp.LpMinimize)
+    large = problem.add_variable("large", 0, 10, cat=pulp.LpInteger)
+    small = problem.add_variable("small", 0, 30, cat=pulp.LpInteger)
+    big_replicas = 7.9
+    cover = problem.add_variable("cover", 0, big_replicas)
+    problem += LARGE[1] * large + SMALL[1] * small + ON_DEMAND_USD * (big_replicas - cover)
+    problem += cover <= LARGE[0] * large  # a small unit cannot hold these replicas
+    _, units, book = _instance()
+    units = {("large", 1): large, ("small", 1): small}
+    whole = units_largest_first(_Model(problem), units, book, "highs", None, 1e-6)  # type: ignore[arg-type]
+    assert whole is not None
+    assert whole.bound == pytest.approx(big_replicas / LARGE[0] * LARGE[1])
+    assert whole.values == {large: 1.0, small: 0.0}
+    assert (large.lowBound, large.upBound) == (0, 10)  # given back
 
 
 def test_a_pricing_stopped_at_its_time_limit_makes_the_roadmap_feasible_with_its_gap() -> None:
@@ -93,3 +124,35 @@ def test_the_search_shares_its_budget_and_each_solve_keeps_a_floor() -> None:
     assert SearchClock(None, now - 1e4).left() == SEARCH_SOLVE_FLOOR_S
     assert pricing_limit(None) == PRICING_SOLVE_BUDGET_S
     assert pricing_limit(7.0) == 7.0
+
+
+def test_both_starts_of_a_pricing_reach_the_same_optimum() -> None:
+    # A small roadmap's months priced from the roadmap MILP's purchases and from the
+    # relaxation's units made whole (the start of a small inventory): both optimal within the
+    # gap, so within twice the gap of each other.
+    catalog = read_catalog().catalog
+    frame = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False).head(4)
+    inventory = read_inventory(
+        frame, list(catalog.accelerators), load_profiles=catalog.profile_kinds()
+    )
+    estimates = estimate(inventory.workloads, catalog)
+    months = 12
+    model = build_horizon_model(
+        estimates, catalog, months, epochs=epoch_options(estimates, catalog, months)
+    )
+    assert solve_model(model, gap=DEFAULT_GAP).status is SolveStatus.OPTIMAL
+    totals = []
+    for purchases_first in (True, False):
+        priced = price_roadmap(
+            model,
+            estimates.workloads,
+            catalog,
+            "highs",
+            None,
+            DEFAULT_GAP,
+            purchases_first=purchases_first,
+        )
+        assert priced.result.status is SolveStatus.OPTIMAL, purchases_first
+        assert priced.result.gap is not None and priced.result.gap <= DEFAULT_GAP
+        totals.append(horizon_total_usd(priced.model))
+    assert totals[0] == pytest.approx(totals[1], rel=2 * DEFAULT_GAP)

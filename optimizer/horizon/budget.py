@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-PRICING_SOLVE_BUDGET_S = 120.0
+PRICING_SOLVE_BUDGET_S = 30.0
 """Seconds each solve of a pricing (``placement.horizon.pricing``) may take."""
 
 SEARCH_BUDGET_S = 180.0

@@ -58,6 +58,7 @@ from placement.horizon.model import COMPONENTS, HorizonModel
 from placement.horizon.roadmap import roadmap_workloads
 from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
+from placement.solving.proof import proving_cost
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
 from placement.solving.whole_chips import Months, solve_in_whole_chips
 
@@ -78,12 +79,14 @@ months: 6.6 s with them, 1.1 s without, the same optimum)."""
 
 
 QUICK_PRICING_S = 10.0
-"""Seconds the pricing is first given from the roadmap MILP's purchases: enough for a large
-fleet, whose units round within the gap (10,000 workloads over 24 months: about 3 s). Where
-it does not prove its gap by then, it starts again from the relaxation's units made whole
-largest first (``units_largest_first``), which costs two LPs but takes HiGHS far less time
-where units are few (the sample's 30 workloads over 36 months: 65 s, where the MILP's
-purchases held it 305 s)."""
+"""Seconds the pricing is first given from the roadmap MILP's purchases, where the roadmap
+search rounded its own units within the gap: a large fleet, whose pricing this proves in
+seconds (10,000 workloads over 24 months: about 3 s). A small inventory's units do not round
+so (the sample's first 5 workloads over 120 months: 3.3% above the search's bound rounded
+down, 5% to the nearest), and there these seconds proved nothing (12 s spent, a plan 11%
+above the pricing's bound): its
+pricing starts from the relaxation's units made whole largest first instead
+(``_from_whole_units``)."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +107,13 @@ def price_roadmap(
     time_limit_s: float | None,
     gap: float,
     placement: Placement | None = None,
+    purchases_first: bool = True,
 ) -> PricedRoadmap:
     """Price a solved roadmap model's months (see the module); ``placement``, if known, saves
-    reading it from the model again (``month_placement``)."""
+    reading it from the model again (``month_placement``). ``purchases_first``: first try
+    the MILP from the roadmap MILP's purchases for ``QUICK_PRICING_S`` (where its own units
+    rounded within the gap: a large fleet, where this proves the pricing in seconds), else
+    start from the relaxation's units made whole (``_from_whole_units``)."""
     keys = catalog_keys(catalog)
     priced = replace(
         model,
@@ -155,28 +162,13 @@ def price_roadmap(
             objective.addInPlace(expr)
     objective.addInPlace(priced.after_horizon_charged)
     priced.problem.setObjective(objective)
-    # The roadmap MILP's purchases are a plan to start from (feasible: any holding is), and
-    # where that does not prove the pricing quickly, the relaxation's units made whole.
-    start = {
-        priced.units[key]: float(round(var.varValue or 0.0))
-        for key, var in model.units.items()
-        if key in priced.units
-    }
-    quick = min(QUICK_PRICING_S, time_limit_s or QUICK_PRICING_S)
-    first = solve_model(priced, solver, quick, gap, start=start, highs_options=FEW_INTEGERS)
-    if first.status is not SolveStatus.OPTIMAL and (time_limit_s or math.inf) > quick:
-        found = {var: var.varValue for var in priced.problem.variables()}
-        whole = units_largest_first(priced, priced.units, model.book, solver, time_limit_s, gap)
-        again = solve_model(
-            priced, solver, time_limit_s, gap, start=whole, highs_options=FEW_INTEGERS
-        )
-        if again.objective is not None and (
-            first.objective is None or again.objective <= first.objective
-        ):
-            first = again
-        else:  # the quick solve's plan stands: its values back on the variables
-            for var, value in found.items():
-                var.varValue = value
+    first = None
+    if purchases_first:
+        first = _from_purchases(priced, model, solver, time_limit_s, gap)
+    if first is None or (
+        first.status is not SolveStatus.OPTIMAL and (time_limit_s or math.inf) > QUICK_PRICING_S
+    ):
+        first = _from_whole_units(priced, model, solver, time_limit_s, gap, first)
     result = solve_in_whole_chips(
         rounds,
         rates,
@@ -188,6 +180,76 @@ def price_roadmap(
         keep_integers=True,
     )
     return PricedRoadmap(with_priced_months(model, priced), result)
+
+
+def _from_purchases(
+    priced: HorizonModel,
+    model: HorizonModel,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> SolveResult:
+    """The pricing MILP solved for ``QUICK_PRICING_S`` at most (or the run's shorter time
+    limit) from the roadmap MILP's purchases (feasible: any holding is)."""
+    start = {
+        priced.units[key]: float(round(var.varValue or 0.0))
+        for key, var in model.units.items()
+        if key in priced.units
+    }
+    quick = min(QUICK_PRICING_S, time_limit_s or QUICK_PRICING_S)
+    return solve_model(priced, solver, quick, gap, start=start, highs_options=FEW_INTEGERS)
+
+
+def _from_whole_units(
+    priced: HorizonModel,
+    model: HorizonModel,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+    tried: SolveResult | None,
+) -> SolveResult:
+    """The pricing MILP solved from the relaxation's units made whole largest first
+    (``units_largest_first``), stopping at the first plan the relaxation's bound ``L`` proves
+    within the gap (``proving_cost``): where the start is one, the MILP ends as soon as it has
+    costed it. The result's gap is measured from the larger of ``L`` and HiGHS's own bound.
+    ``tried``: an earlier solve of the same MILP, whose plan stands (its values put back on
+    the variables) where this one finds none cheaper."""
+    found = {var: var.varValue for var in priced.problem.variables()}
+    whole = units_largest_first(priced, priced.units, model.book, solver, time_limit_s, gap)
+    if whole is None:  # only under a time limit
+        return tried or solve_model(priced, solver, time_limit_s, gap, highs_options=FEW_INTEGERS)
+    again = solve_model(
+        priced,
+        solver,
+        time_limit_s,
+        gap,
+        start=whole.values,
+        target=proving_cost(whole.bound, gap),
+        highs_options=FEW_INTEGERS,
+    )
+    if (
+        tried is not None
+        and tried.objective is not None
+        and (again.objective is None or again.objective > tried.objective)
+    ):
+        for var, value in found.items():
+            var.varValue = value
+        again = tried
+    return _bounded_by(again, whole.bound, gap)
+
+
+def _bounded_by(result: SolveResult, bound: float, gap: float) -> SolveResult:
+    """``result`` with its gap measured from ``bound`` where that is tighter than its own,
+    ``(U - L) / |U|``, and optimal where that is within ``gap``: a plan HiGHS stopped at the
+    objective target (or its time limit) is not proven by HiGHS, but a relaxation's bound
+    proves it as well."""
+    if result.objective is None or result.status is not SolveStatus.FEASIBLE:
+        return result
+    own = result.bound
+    tighter = bound if own is None else max(own, bound)
+    proven = max(0.0, result.objective - tighter) / max(abs(result.objective), 1.0)
+    status = SolveStatus.OPTIMAL if proven <= gap else SolveStatus.FEASIBLE
+    return replace(result, status=status, gap=proven)
 
 
 def _month_grid(model: HorizonModel, catalog: Catalog) -> SliceGrid:

@@ -25,7 +25,6 @@ The search:
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -48,16 +47,17 @@ from placement.horizon.start import (
     Priced,
     Start,
     early_start,
-    fixed_values,
     priced,
     readiness_variables,
     rounded_readiness,
     stay_put_start,
 )
 from placement.horizon.timeline import interim_accelerators
-from placement.horizon.units import WHOLE_UNIT_TOLERANCE, units_largest_first
+from placement.horizon.units import rounded_units, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
+from placement.solving.fixing import fixed_values
+from placement.solving.proof import proven_by, proving_cost
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
 
 CENT_USD = 0.01
@@ -103,20 +103,22 @@ def solve_horizon(
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
     engineers = catalog.economics.porting_engineers
     clock = search_clock(time_limit_s)
-    bound, rounded = _rounded_relaxation(model, engineers, solver, clock, gap)
-    if rounded is not None and bound is not None and _within(rounded.cost, bound, gap):
+    bound, rounded, units_round = _rounded_relaxation(model, engineers, solver, clock, gap)
+    if rounded is not None and bound is not None and proven_by(rounded.cost, bound, gap):
         result = _proven(solver, rounded.cost, bound, rounded.time_s)
     else:
         start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, clock, gap)
-        target = None if bound is None else _target(bound, gap)
+        target = None if bound is None else proving_cost(bound, gap)
         result = solve_model(model, solver, clock.left(), gap, start=start, target=target)
         found = result.objective
-        if found is not None and bound is not None and _within(found, bound, gap):
+        if found is not None and bound is not None and proven_by(found, bound, gap):
             result = _proven(solver, found, bound, result.time_s)
     if not result.has_solution:
         return HorizonResult(result, None, {})
     result = _whole_moves(model, result, bound, solver, clock, gap)
-    result, model, stayed = _priced(model, stay, result, estimates, catalog, solver, each, gap)
+    result, model, stayed = _priced(
+        model, stay, result, estimates, catalog, solver, each, gap, units_round
+    )
     roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
     all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
     roadmap = roadmap.model_copy(
@@ -142,12 +144,17 @@ def _priced(
     solver: str,
     time_limit_s: float | None,
     gap: float,
+    units_round: bool,
 ) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
     """The roadmap's months priced in the month model (``placement.horizon.pricing``), as
-    staying put's are (``_stay_put``); where staying put then costs less, it is the roadmap."""
+    staying put's are (``_stay_put``); where staying put then costs less, it is the roadmap.
+    ``units_round``: the search proved its roadmap with its units rounded, so the pricing first
+    tries the MILP's purchases (``price_roadmap``'s ``purchases_first``)."""
     workloads = estimates.workloads
     placed = month_placement(model, workloads)
-    plan = price_roadmap(model, workloads, catalog, solver, time_limit_s, gap, placed)
+    plan = price_roadmap(
+        model, workloads, catalog, solver, time_limit_s, gap, placed, purchases_first=units_round
+    )
     spent = result.time_s + plan.result.time_s
     if not plan.result.has_solution:
         # Only under a time limit: the MILP's own figures stand.
@@ -209,16 +216,17 @@ def _rounded_relaxation(
     solver: str,
     clock: SearchClock,
     gap: float,
-) -> tuple[float | None, Priced | None]:
-    """The LP relaxation's bound, and the roadmap with its readiness rounded (see the
-    module); the time reported is both solves'. None where either has no solution.
+) -> tuple[float | None, Priced | None, bool]:
+    """The LP relaxation's bound, the roadmap with its readiness rounded (see the module),
+    and whether that roadmap is the one with its units rounded (``_units_rounded``, the bound
+    proving it); the time reported is both solves'. None where either has no solution.
 
     No start is given: staying put with the rounding's readiness took this MILP from 30 s
     to 21 s on 3 workloads over 120 months, but the 12-month roadmaps of 1,000 and 10,000
     workloads from 19.8 s to 21.5 s and 16.3 s to 18.0 s (HiGHS completing the start)."""
     relaxed = solve_model(model, solver, clock.left(), gap, relax=True)
     if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
-        return None, None
+        return None, None, False
     bound = relaxed.objective
     best: Priced | None = None
     chosen: Start = {}
@@ -226,25 +234,25 @@ def _rounded_relaxation(
     # Each way of rounding at the whole gap until the bound proves one (the model's variables
     # then hold its values), else the cheapest again to a fifth of the gap, from itself.
     for ready in rounded_readiness(model, engineers):
-        quick = _units_rounded(model, ready, solver, clock, gap, _target(bound, gap))
+        quick = _units_rounded(model, ready, solver, clock, gap, proving_cost(bound, gap))
         spent += quick.time_s
         if quick.cost is not None:
-            return bound, Priced(quick.cost, quick.start, spent)
-        found = priced(model, ready, solver, clock.left(), gap, None, _target(bound, gap))
+            return bound, Priced(quick.cost, quick.start, spent), True
+        found = priced(model, ready, solver, clock.left(), gap, None, proving_cost(bound, gap))
         if found is None:
             continue
         spent += found.time_s
         if best is None or found.cost < best.cost:
             best, chosen = Priced(found.cost, found.start, spent), ready
-        if _within(found.cost, bound, gap):
-            return bound, Priced(found.cost, found.start, spent)
+        if proven_by(found.cost, bound, gap):
+            return bound, Priced(found.cost, found.start, spent), False
     if best is None:
-        return bound, None
-    tighter = TIGHTER_GAP_SHARE * gap
-    found = priced(model, chosen, solver, clock.left(), tighter, best.start, _target(bound, gap))
+        return bound, None, False
+    tighter, target = TIGHTER_GAP_SHARE * gap, proving_cost(bound, gap)
+    found = priced(model, chosen, solver, clock.left(), tighter, best.start, target)
     if found is None:
-        return bound, best  # not proven, and the search goes on from it
-    return bound, Priced(found.cost, found.start, spent + found.time_s)
+        return bound, best, False  # not proven, and the search goes on from it
+    return bound, Priced(found.cost, found.start, spent + found.time_s), False
 
 
 @dataclass(frozen=True)
@@ -293,26 +301,15 @@ def _units_rounded(
                 )
             if whole_units is None:
                 continue
-            fixed.update(whole_units)
+            fixed.update(whole_units.values)
         else:
             for var, value in relaxed.items():
-                fixed[var] = _rounded(var, value, share)
+                fixed[var] = rounded_units(var, value, share)
         whole = priced(model, fixed, solver, clock.left(), gap)
         spent += 0.0 if whole is None else whole.time_s
         if whole is not None and whole.cost <= target:
             return _Attempt(whole.cost, {**whole.start, **fixed}, spent)
     return _Attempt(None, {}, spent)
-
-
-def _rounded(units: pulp.LpVariable, value: float, share: float) -> float:
-    """A relaxation's units made whole: a part unit of at least ``share`` rounded up, within
-    the variable's bound."""
-    whole_units = math.floor(value + WHOLE_UNIT_TOLERANCE)
-    part = value - whole_units
-    whole_units += int(part > WHOLE_UNIT_TOLERANCE and part >= share)
-    if units.upBound is not None:
-        whole_units = min(whole_units, math.floor(units.upBound))
-    return float(whole_units)
 
 
 def _whole_moves(
@@ -350,13 +347,13 @@ def _whole_moves(
     # From the rounded moves and the commitments held before, stopping at the first plan the
     # bound proves.
     held = {var: float(round(var.varValue or 0.0)) for var in model.units.values()}
-    target = None if bound is None else _target(bound, gap)
+    target = None if bound is None else proving_cost(bound, gap)
     with _category(split, pulp.LpInteger):
         found = priced(model, fixed, solver, clock.left(), gap, {**moves, **fixed, **held}, target)
     if found is None:  # only under a time limit: the rounded steps keep every constraint
         return result
     spent = result.time_s + found.time_s
-    if bound is not None and _within(found.cost, bound, gap):
+    if bound is not None and proven_by(found.cost, bound, gap):
         return _proven(solver, found.cost, bound, spent)
     # Proving it would take the roadmap MILP with every move binary (30 s where this took 3 on
     # 120 workloads): the plan says how far from the bound it is instead.
@@ -390,11 +387,6 @@ def _category(variables: Iterable[pulp.LpVariable], category: str) -> Iterator[N
             var.cat = cat
 
 
-def _target(bound: float, gap: float) -> float:
-    """The cost at which a roadmap is proven within ``gap`` by ``bound``: ``U - L <= gap U``."""
-    return bound / (1.0 - gap) if bound >= 0 else bound / (1.0 + gap)
-
-
 def _proven(solver: str, cost: float, bound: float, time_s: float) -> SolveResult:
     """A roadmap proven optimal within the gap by the relaxation's bound."""
     return SolveResult(
@@ -405,11 +397,6 @@ def _proven(solver: str, cost: float, bound: float, time_s: float) -> SolveResul
         gap=(cost - bound) / abs(cost) if cost else 0.0,
         termination="optimal within the gap of the LP relaxation's bound",
     )
-
-
-def _within(cost: float, bound: float, gap: float) -> bool:
-    """Whether a roadmap costing ``cost`` is proven optimal within ``gap`` by ``bound``."""
-    return cost - bound <= gap * abs(cost)
 
 
 def _cheaper_start(
@@ -474,9 +461,7 @@ def _stay_put(
     # workloads over 120 months.
     if not solve_model(model, solver, time_limit_s, gap, relax=True).has_solution:
         return None
-    start = {
-        u: math.floor((u.varValue or 0.0) + WHOLE_UNIT_TOLERANCE) for u in model.units.values()
-    }
+    start = {u: rounded_units(u, u.varValue or 0.0, 1.0) for u in model.units.values()}
     # The timeline with nothing bought: its programmes and ports whole, unlike the relaxation's.
     bounds = {u: u.upBound for u in start}
     for units in start:

@@ -13,8 +13,6 @@ roadmap rounded from the LP relaxation (``rounded_readiness``), which is also he
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pandas as pd
@@ -25,6 +23,7 @@ from placement.horizon.formulation import ready_month
 from placement.horizon.model import HorizonModel
 from placement.horizon.timeline import month_of_week, start_months
 from placement.models.catalog import Catalog
+from placement.solving.fixing import fixed_values
 from placement.solving.greedy import greedy_placement
 from placement.solving.solver import solve_model
 
@@ -227,19 +226,6 @@ class Priced:
     cost: float
     start: Start
     time_s: float
-
-
-@contextlib.contextmanager
-def fixed_values(values: Start) -> Iterator[None]:
-    """The variables of ``values`` fixed at them (both bounds), their bounds given back after."""
-    saved = {var: (var.lowBound, var.upBound) for var in values}
-    for var, value in values.items():
-        var.lowBound = var.upBound = value
-    try:
-        yield
-    finally:
-        for var, (low, high) in saved.items():
-            var.lowBound, var.upBound = low, high
 
 
 def priced(

@@ -67,3 +67,14 @@ def proven_within_gap(start: SolveResult, bound: Bound, gap: float) -> SolveResu
         f"{proven:.4%} of the bound of the LP relaxation with short work pooled "
         f"(${bound.usd:,.2f} a month), no search needed",
     )
+
+
+def proving_cost(bound: float, gap: float) -> float:
+    """The cost at which a plan is proven within ``gap`` by a lower bound ``bound`` on every
+    plan's cost: ``U - L <= gap |U|``."""
+    return bound / (1.0 - gap) if bound >= 0 else bound / (1.0 + gap)
+
+
+def proven_by(cost: float, bound: float, gap: float) -> bool:
+    """Whether a plan costing ``cost`` is proven within ``gap`` of the optimum by ``bound``."""
+    return cost - bound <= gap * abs(cost)

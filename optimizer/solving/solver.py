@@ -56,6 +56,14 @@ class SolveResult:
     def has_solution(self) -> bool:
         return self.status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
 
+    @property
+    def bound(self) -> float | None:
+        """The lower bound the solve proved, from its objective and relative gap,
+        ``L = U - gap |U|``; None where it has neither."""
+        if self.objective is None or self.gap is None:
+            return None
+        return self.objective - self.gap * abs(self.objective)
+
 
 class _HiGHS(pulp.HiGHS):
     """PuLP's highspy interface, copying the model into HiGHS in two batched calls (PuLP adds

@@ -37,6 +37,7 @@ from placement.formulating.month import (
     cover_in_part_chips,
 )
 from placement.models.catalog import Catalog
+from placement.solving.fixing import fixed_values
 from placement.solving.solver import SolveResult, SolverOptions, SolveStatus, solve_model
 
 WHOLE_CHIP_SHARE_OF_GAP = 0.5
@@ -98,36 +99,25 @@ def solve_in_whole_chips(
     where the first solve stopped at its time limit, the rounds keep its integers (each round
     then an LP re-choosing cover; still feasible, whole-chip rows only lower what cover can
     count) rather than run the MILP to the same limit again, and the gap reported is from the
-    first solve's bound, which bounds the whole-chip optimum too."""
+    first solve's bound, which bounds the whole-chip optimum too (optimal where that is within
+    the gap: a first solve stopped at its objective target, its gap measured from a
+    relaxation's bound)."""
     result = solved or solve_model(
         model, solver, time_limit, gap, start=start, highs_options=highs_options
     )
-    kept: dict[pulp.LpVariable, tuple[float | None, float | None]] = {}
-    bound = _bound(result)
-    if keep_integers and result.status is SolveStatus.FEASIBLE:
-        for var in model.problem.variables():
-            if var.cat == pulp.LpInteger:
-                kept[var] = (var.lowBound, var.upBound)
-                var.lowBound = var.upBound = float(round(var.varValue or 0.0))
-    try:
+    bound = result.bound
+    keep = keep_integers and result.status is SolveStatus.FEASIBLE
+    integers = (
+        [var for var in model.problem.variables() if var.cat == pulp.LpInteger] if keep else []
+    )
+    kept = {var: float(round(var.varValue or 0.0)) for var in integers}
+    with fixed_values(kept):
         result = _rounds(model, on_demand_usd, solver, time_limit, gap, highs_options, result)
-    finally:
-        for var, (low, up) in kept.items():
-            var.lowBound, var.upBound = low, up
     if kept and bound is not None and result.objective:
-        result = replace(
-            result,
-            status=SolveStatus.FEASIBLE,
-            gap=max(0.0, (result.objective - bound) / abs(result.objective)),
-        )
+        proven = max(0.0, (result.objective - bound) / abs(result.objective))
+        status = SolveStatus.OPTIMAL if proven <= gap else SolveStatus.FEASIBLE
+        result = replace(result, status=status, gap=proven)
     return result
-
-
-def _bound(result: SolveResult) -> float | None:
-    """The bound a solve proved, from its objective and relative gap, ``(U - L) / |U|``."""
-    if result.objective is None or result.gap is None:
-        return None
-    return result.objective - result.gap * abs(result.objective)
 
 
 def _rounds(
