@@ -109,7 +109,7 @@ def test_without_the_proof_the_whole_milp_is_solved_from_the_rounded_roadmap(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     optimum, _ = whole_milp
-    monkeypatch.setattr(horizon_solve, "_within", lambda cost, bound, gap: False)
+    monkeypatch.setattr(horizon_solve, "proven_by", lambda cost, bound, gap: False)
     result = _roadmap(inventory, catalog)
     found = result.solve.objective
     assert found is not None

@@ -58,6 +58,7 @@ from placement.horizon.model import COMPONENTS, HorizonModel
 from placement.horizon.roadmap import roadmap_workloads
 from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
+from placement.solving.fixing import fixed_values
 from placement.solving.proof import proving_cost
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
 from placement.solving.whole_chips import Months, solve_in_whole_chips
@@ -84,9 +85,16 @@ search rounded its own units within the gap: a large fleet, whose pricing this p
 seconds (10,000 workloads over 24 months: about 3 s). A small inventory's units do not round
 so (the sample's first 5 workloads over 120 months: 3.3% above the search's bound rounded
 down, 5% to the nearest), and there these seconds proved nothing (12 s spent, a plan 11%
-above the pricing's bound): its
-pricing starts from the relaxation's units made whole largest first instead
-(``_from_whole_units``)."""
+above the pricing's bound): its pricing starts from the relaxation's units made whole
+largest first instead (``_from_whole_units``)."""
+
+
+ROOT_TO_RELAXATION = 3.0
+"""How many times the relaxation's time the pricing MILP needs before its search can improve
+on its start: on the sample's first 5 workloads over 120 months the relaxation took 12 s,
+HiGHS's root LP 28 s and its first better plan came at 61 s; given 30 s (and 120 s) it
+returned its start, as it did on the first 10 workloads (relaxation 23 s). Where its time
+limit is shorter than this, the start is costed as an LP instead of searched from."""
 
 
 @dataclass(frozen=True)
@@ -211,22 +219,33 @@ def _from_whole_units(
     """The pricing MILP solved from the relaxation's units made whole largest first
     (``units_largest_first``), stopping at the first plan the relaxation's bound ``L`` proves
     within the gap (``proving_cost``): where the start is one, the MILP ends as soon as it has
-    costed it. The result's gap is measured from the larger of ``L`` and HiGHS's own bound.
+    costed it. Where its root could not be solved within the time limit (the relaxation took
+    more than ``1 / ROOT_TO_RELAXATION`` of it), the start is only costed, an LP with the
+    units fixed. The result's gap is measured from the larger of ``L`` and HiGHS's own bound.
     ``tried``: an earlier solve of the same MILP, whose plan stands (its values put back on
     the variables) where this one finds none cheaper."""
     found = {var: var.varValue for var in priced.problem.variables()}
     whole = units_largest_first(priced, priced.units, model.book, solver, time_limit_s, gap)
     if whole is None:  # only under a time limit
         return tried or solve_model(priced, solver, time_limit_s, gap, highs_options=FEW_INTEGERS)
-    again = solve_model(
-        priced,
-        solver,
-        time_limit_s,
-        gap,
-        start=whole.values,
-        target=proving_cost(whole.bound, gap),
-        highs_options=FEW_INTEGERS,
-    )
+    if whole.relaxation_s * ROOT_TO_RELAXATION > (time_limit_s or math.inf):
+        with fixed_values(whole.values):
+            costed = solve_model(priced, solver, time_limit_s, gap, relax=True)
+        again = (
+            replace(costed, status=SolveStatus.FEASIBLE, gap=None)
+            if costed.has_solution
+            else costed
+        )
+    else:
+        again = solve_model(
+            priced,
+            solver,
+            time_limit_s,
+            gap,
+            start=whole.values,
+            target=proving_cost(whole.bound, gap),
+            highs_options=FEW_INTEGERS,
+        )
     if (
         tried is not None
         and tried.objective is not None

@@ -43,10 +43,12 @@ Units = Mapping[tuple[str, int], pulp.LpVariable]
 @dataclass(frozen=True)
 class WholeUnits:
     """Whole units for every variable of a model's ``units``, and ``bound``: the first
-    relaxation's optimum, a lower bound on every plan of the model."""
+    relaxation's optimum, a lower bound on every plan of the model, found in
+    ``relaxation_s`` seconds."""
 
     values: dict[pulp.LpVariable, float]
     bound: float
+    relaxation_s: float
 
 
 def units_largest_first(
@@ -98,7 +100,7 @@ def units_largest_first(
             for var, value in chosen.items():
                 var.lowBound = var.upBound = value
             whole.update(chosen)
-    return WholeUnits(whole, relaxed.objective)
+    return WholeUnits(whole, relaxed.objective, relaxed.time_s)
 
 
 def rounded_units(units: pulp.LpVariable, value: float, up_from: float) -> float:
