@@ -55,6 +55,25 @@ def test_solver_outcomes_map_to_typed_statuses(
         assert result.gap is None
 
 
+def test_a_relaxation_stopped_before_its_optimum_is_no_solution(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # PuLP reports an LP stopped at its time limit as feasible; its values are the simplex's
+    # last basis, not a plan, and its objective no bound.
+    model = _model()
+
+    def stopped(self: pulp.LpProblem, solver: Any = None) -> int:
+        self.sol_status = pulp.LpSolutionIntegerFeasible
+        self.status = pulp.LpStatusNotSolved
+        return self.status
+
+    monkeypatch.setattr(pulp.LpProblem, "solve", stopped)
+    assert solve_model(model, "cbc").status is SolveStatus.FEASIBLE  # a MILP keeps its plan
+    relaxed = solve_model(model, "cbc", relax=True)
+    assert relaxed.status is SolveStatus.NO_SOLUTION
+    assert relaxed.objective is None and not relaxed.has_solution
+
+
 def test_time_limited_run_without_solution_is_reported_not_hidden(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -1,14 +1,14 @@
 """How long a roadmap's solves may take where the run sets no ``--time-limit``.
 
-A long horizon of varied workloads can hold one HiGHS solve for many minutes, proving a plan
-it found long before (or started from): the pricing of the sample's 30 workloads over 60
-months ran over ten minutes; two diurnal services and a pre-training over 120 months spent
-two minutes in each of four search MILPs, none of which their relaxation's bound could prove
-(their reservation units do not round within the gap). So each pricing solve stops within
-``PRICING_SOLVE_BUDGET_S``, and the search's solves share ``SEARCH_BUDGET_S``, each given at
-least ``SEARCH_SOLVE_FLOOR_S``; a solve stopped so keeps the best plan it found, and the
-roadmap is then ``feasible`` with its gap stated. With ``--time-limit S`` every solve has S
-seconds and nothing is shared, as before.
+A long horizon of varied workloads can hold one HiGHS solve for many minutes, proving a plan it
+found long before (or started from): the pricing of the sample's 30 workloads over 60 months ran
+over ten minutes; two diurnal services and a pre-training over 120 months spent two minutes in
+each of four search MILPs, none of which their relaxation's bound could prove (their reservation
+units do not round within the gap). So each pricing solve stops within
+``PRICING_SOLVE_BUDGET_S`` (an LP of it within ``PRICING_RELAXATION_BUDGET_S``), and the
+search's solves share ``SEARCH_BUDGET_S``, each given at least ``SEARCH_SOLVE_FLOOR_S``; a solve
+stopped so keeps the best plan it found, and the roadmap is then ``feasible`` with its gap
+stated. With ``--time-limit S`` every solve has S seconds and nothing is shared, as before.
 """
 
 from __future__ import annotations
@@ -22,6 +22,13 @@ pricing MILPs of the sample's first 5 and 10 workloads over 120 months ran to th
 returned no cheaper a plan than their start now is (``placement.horizon.units``: $4,911,760
 and $5,680,640 over the horizon, against $4,911,760 and $5,680,875): the later time moved
 only their bound. A larger fleet's pricing is proven in seconds."""
+
+PRICING_RELAXATION_BUDGET_S = 300.0
+"""Seconds each LP of a pricing (its relaxation, its whole units costed) may take. An LP
+stopped at its limit has no plan to use (the sample's first 10 workloads over 120 months,
+its relaxation stopped at 9 s: an objective of -$810 million), where a MILP keeps the best
+plan it found; so LPs are given longer than the MILPs (the largest measured, the sample's 30
+workloads over 120 months, took about a minute)."""
 
 SEARCH_BUDGET_S = 180.0
 """Seconds the roadmap search's solves (``placement.horizon.solve``) share."""
@@ -56,3 +63,8 @@ def search_clock(time_limit_s: float | None) -> SearchClock:
 def pricing_limit(time_limit_s: float | None) -> float:
     """The time limit of each pricing solve: the run's, else ``PRICING_SOLVE_BUDGET_S``."""
     return PRICING_SOLVE_BUDGET_S if time_limit_s is None else time_limit_s
+
+
+def relaxation_limit(time_limit_s: float | None) -> float:
+    """The time limit of each pricing LP: the run's, else ``PRICING_RELAXATION_BUDGET_S``."""
+    return PRICING_RELAXATION_BUDGET_S if time_limit_s is None else time_limit_s

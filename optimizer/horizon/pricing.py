@@ -116,12 +116,14 @@ def price_roadmap(
     gap: float,
     placement: Placement | None = None,
     purchases_first: bool = True,
+    relaxation_limit_s: float | None = None,
 ) -> PricedRoadmap:
     """Price a solved roadmap model's months (see the module); ``placement``, if known, saves
     reading it from the model again (``month_placement``). ``purchases_first``: first try
     the MILP from the roadmap MILP's purchases for ``QUICK_PRICING_S`` (where its own units
     rounded within the gap: a large fleet, where this proves the pricing in seconds), else
-    start from the relaxation's units made whole (``_from_whole_units``)."""
+    start from the relaxation's units made whole (``_from_whole_units``), its LPs each within
+    ``relaxation_limit_s`` (default: ``time_limit_s``)."""
     keys = catalog_keys(catalog)
     priced = replace(
         model,
@@ -176,7 +178,8 @@ def price_roadmap(
     if first is None or (
         first.status is not SolveStatus.OPTIMAL and (time_limit_s or math.inf) > QUICK_PRICING_S
     ):
-        first = _from_whole_units(priced, model, solver, time_limit_s, gap, first)
+        lp_limit = time_limit_s if relaxation_limit_s is None else relaxation_limit_s
+        first = _from_whole_units(priced, model, solver, (time_limit_s, lp_limit), gap, first)
     result = solve_in_whole_chips(
         rounds,
         rates,
@@ -196,15 +199,16 @@ def _from_purchases(
     solver: str,
     time_limit_s: float | None,
     gap: float,
+    seconds: float = QUICK_PRICING_S,
 ) -> SolveResult:
-    """The pricing MILP solved for ``QUICK_PRICING_S`` at most (or the run's shorter time
-    limit) from the roadmap MILP's purchases (feasible: any holding is)."""
+    """The pricing MILP solved for ``seconds`` at most (or the run's shorter time limit) from
+    the roadmap MILP's purchases (feasible: any holding is)."""
     start = {
         priced.units[key]: float(round(var.varValue or 0.0))
         for key, var in model.units.items()
         if key in priced.units
     }
-    quick = min(QUICK_PRICING_S, time_limit_s or QUICK_PRICING_S)
+    quick = min(seconds, time_limit_s or seconds)
     return solve_model(priced, solver, quick, gap, start=start, highs_options=FEW_INTEGERS)
 
 
@@ -212,7 +216,7 @@ def _from_whole_units(
     priced: HorizonModel,
     model: HorizonModel,
     solver: str,
-    time_limit_s: float | None,
+    limits: tuple[float | None, float | None],
     gap: float,
     tried: SolveResult | None,
 ) -> SolveResult:
@@ -222,15 +226,20 @@ def _from_whole_units(
     costed it. Where its root could not be solved within the time limit (the relaxation took
     more than ``1 / ROOT_TO_RELAXATION`` of it), the start is only costed, an LP with the
     units fixed. The result's gap is measured from the larger of ``L`` and HiGHS's own bound.
-    ``tried``: an earlier solve of the same MILP, whose plan stands (its values put back on
-    the variables) where this one finds none cheaper."""
+    ``limits``: the MILP's time limit and each LP's. ``tried``: an earlier solve of the same
+    MILP, whose plan stands (its values put back on the variables) where this one finds none
+    cheaper. Where a relaxation does not finish within its limit (no plan: an LP stopped
+    early is no plan), the MILP is solved from the roadmap MILP's purchases instead."""
+    time_limit_s, lp_limit_s = limits
     found = {var: var.varValue for var in priced.problem.variables()}
-    whole = units_largest_first(priced, priced.units, model.book, solver, time_limit_s, gap)
+    whole = units_largest_first(priced, priced.units, model.book, solver, lp_limit_s, gap)
     if whole is None:  # only under a time limit
-        return tried or solve_model(priced, solver, time_limit_s, gap, highs_options=FEW_INTEGERS)
+        if tried is not None:
+            return tried
+        return _from_purchases(priced, model, solver, time_limit_s, gap, math.inf)
     if whole.relaxation_s * ROOT_TO_RELAXATION > (time_limit_s or math.inf):
         with fixed_values(whole.values):
-            costed = solve_model(priced, solver, time_limit_s, gap, relax=True)
+            costed = solve_model(priced, solver, lp_limit_s, gap, relax=True)
         again = (
             replace(costed, status=SolveStatus.FEASIBLE, gap=None)
             if costed.has_solution

@@ -33,7 +33,7 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
-from placement.horizon.budget import SearchClock, pricing_limit, search_clock
+from placement.horizon.budget import SearchClock, pricing_limit, relaxation_limit, search_clock
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.model import HorizonModel
 from placement.horizon.pricing import (
@@ -98,8 +98,8 @@ def solve_horizon(
     """Solve the stay-put model, then the roadmap (see the module), and build the roadmap;
     each solve within ``time_limit_s``, else within the budgets of ``placement.horizon.budget``."""
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
-    each = pricing_limit(time_limit_s)
-    stay = _stay_put(estimates, catalog, months, epochs, solver, each, gap)
+    each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
+    stay = _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
     engineers = catalog.economics.porting_engineers
     clock = search_clock(time_limit_s)
@@ -117,7 +117,7 @@ def solve_horizon(
         return HorizonResult(result, None, {})
     result = _whole_moves(model, result, bound, solver, clock, gap)
     result, model, stayed = _priced(
-        model, stay, result, estimates, catalog, solver, each, gap, units_round
+        model, stay, result, estimates, catalog, solver, (each, lp_limit), gap, units_round
     )
     roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
     all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
@@ -142,18 +142,28 @@ def _priced(
     estimates: Estimates,
     catalog: Catalog,
     solver: str,
-    time_limit_s: float | None,
+    limits: tuple[float, float],
     gap: float,
     units_round: bool,
 ) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
     """The roadmap's months priced in the month model (``placement.horizon.pricing``), as
     staying put's are (``_stay_put``); where staying put then costs less, it is the roadmap.
     ``units_round``: the search proved its roadmap with its units rounded, so the pricing first
-    tries the MILP's purchases (``price_roadmap``'s ``purchases_first``)."""
+    tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``limits``: each
+    pricing MILP's time limit and each pricing LP's (``placement.horizon.budget``)."""
     workloads = estimates.workloads
     placed = month_placement(model, workloads)
+    milp_s, lp_s = limits
     plan = price_roadmap(
-        model, workloads, catalog, solver, time_limit_s, gap, placed, purchases_first=units_round
+        model,
+        workloads,
+        catalog,
+        solver,
+        milp_s,
+        gap,
+        placed,
+        purchases_first=units_round,
+        relaxation_limit_s=lp_s,
     )
     spent = result.time_s + plan.result.time_s
     if not plan.result.has_solution:
@@ -433,7 +443,7 @@ def _stay_put(
     months: int,
     epochs: dict[int, pd.DataFrame],
     solver: str,
-    time_limit_s: float | None,
+    limits: tuple[float, float],
     gap: float,
 ) -> PricedRoadmap | None:
     """Staying put: every workload on its interim place (a new workload with nowhere to wait
@@ -447,6 +457,7 @@ def _stay_put(
     MILP of whole units over every month that HiGHS cannot prove within the gap at long
     horizons: 3 workloads over 120 months were still 3% from its bound after minutes, where
     the pricing proves its own within a second."""
+    time_limit_s, lp_s = limits
     options = estimates.options
     feasible = options[options["feasible"]]
     cheapest = feasible.loc[feasible.groupby("workload")["monthly_cost_usd"].idxmin()]
@@ -471,7 +482,9 @@ def _stay_put(
         units.upBound, units.varValue = bounds[units], value
     if not solved.has_solution:
         return None
-    priced = price_roadmap(model, estimates.workloads, catalog, solver, time_limit_s, gap)
+    priced = price_roadmap(
+        model, estimates.workloads, catalog, solver, time_limit_s, gap, relaxation_limit_s=lp_s
+    )
     return priced if priced.result.has_solution else None
 
 

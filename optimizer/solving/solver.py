@@ -260,6 +260,10 @@ def solve_model(
         status = SolveStatus.NO_SOLUTION
     else:
         status = SolveStatus.ERROR
+    if relax and status is SolveStatus.FEASIBLE:
+        # An LP stopped at its time limit holds the simplex's last basis, not a plan: 10
+        # workloads' 120-month pricing relaxation stopped at 9 s stood at -$810 million.
+        status = SolveStatus.NO_SOLUTION
     objective = (
         pulp.value(model.problem.objective)
         if status in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
