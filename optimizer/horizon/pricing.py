@@ -172,19 +172,21 @@ def price_roadmap(
             objective.addInPlace(expr)
     objective.addInPlace(priced.after_horizon_charged)
     priced.problem.setObjective(objective)
+    lp_limit = time_limit_s if relaxation_limit_s is None else relaxation_limit_s
     first = None
     if purchases_first:
         first = _from_purchases(priced, model, solver, time_limit_s, gap)
     if first is None or (
         first.status is not SolveStatus.OPTIMAL and (time_limit_s or math.inf) > QUICK_PRICING_S
     ):
-        lp_limit = time_limit_s if relaxation_limit_s is None else relaxation_limit_s
         first = _from_whole_units(priced, model, solver, (time_limit_s, lp_limit), gap, first)
+    # A plan HiGHS did not prove keeps its units through the rounds: LPs, with an LP's limit.
+    kept = first.status is SolveStatus.FEASIBLE
     result = solve_in_whole_chips(
         rounds,
         rates,
         solver,
-        time_limit_s,
+        lp_limit if kept else time_limit_s,
         gap,
         highs_options=FEW_INTEGERS,
         solved=first,
@@ -263,21 +265,22 @@ def _from_whole_units(
         for var, value in found.items():
             var.varValue = value
         again = tried
-    return _bounded_by(again, whole.bound, gap)
+    return _bounded_by(again, whole.bound)
 
 
-def _bounded_by(result: SolveResult, bound: float, gap: float) -> SolveResult:
+def _bounded_by(result: SolveResult, bound: float) -> SolveResult:
     """``result`` with its gap measured from ``bound`` where that is tighter than its own,
-    ``(U - L) / |U|``, and optimal where that is within ``gap``: a plan HiGHS stopped at the
-    objective target (or its time limit) is not proven by HiGHS, but a relaxation's bound
-    proves it as well."""
+    ``(U - L) / |U|``. A plan HiGHS did not prove (stopped at the objective target or its time
+    limit, or a start costed as an LP) stays ``feasible``: its whole-chip rounds then keep its
+    units (LPs, not a MILP from no start, which a time limit can stop at a far worse plan), and
+    ``solve_in_whole_chips`` reports it optimal where the rounds' cost is within the gap of
+    this bound."""
     if result.objective is None or result.status is not SolveStatus.FEASIBLE:
         return result
     own = result.bound
     tighter = bound if own is None else max(own, bound)
     proven = max(0.0, result.objective - tighter) / max(abs(result.objective), 1.0)
-    status = SolveStatus.OPTIMAL if proven <= gap else SolveStatus.FEASIBLE
-    return replace(result, status=status, gap=proven)
+    return replace(result, gap=proven)
 
 
 def _month_grid(model: HorizonModel, catalog: Catalog) -> SliceGrid:

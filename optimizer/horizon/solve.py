@@ -204,13 +204,17 @@ def _priced(
 
 
 def _with_pricing_gap(result: SolveResult, pricing: SolveResult, what: str) -> SolveResult:
-    """``result`` feasible, not optimal, where a pricing stopped at its time limit before
-    proving its gap (``placement.horizon.budget``): the reported gap is the larger of the two, and
-    the message says what was priced within what."""
+    """``result`` feasible, not optimal, where a pricing did not prove its gap (stopped at its
+    time limit, ``placement.horizon.budget``, or its plan further from the relaxation's bound
+    than the gap: ``placement.horizon.pricing``): the reported gap is the larger of the two,
+    and the message says what was priced within what."""
     if pricing.status is not SolveStatus.FEASIBLE:
         return result
     within = "an unknown gap" if pricing.gap is None else f"{pricing.gap:.3%}"
-    note = f"{result.termination}; {what} priced within {within} of the bound (time limit)"
+    note = (
+        f"{result.termination}; {what} priced within {within} of the bound "
+        "(not proven within the gap)"
+    )
     gaps = [g for g in (result.gap, pricing.gap) if g is not None]
     return replace(
         result,
