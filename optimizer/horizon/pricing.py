@@ -92,9 +92,10 @@ largest first instead (``_from_whole_units``)."""
 ROOT_TO_RELAXATION = 3.0
 """How many times the relaxation's time the pricing MILP needs before its search can improve
 on its start: on the sample's first 5 workloads over 120 months the relaxation took 12 s,
-HiGHS's root LP 28 s and its first better plan came at 61 s; given 30 s (and 120 s) it
-returned its start, as it did on the first 10 workloads (relaxation 23 s). Where its time
-limit is shorter than this, the start is costed as an LP instead of searched from."""
+HiGHS's root LP 28 s and its first better plan came at 61 s; given 30 s it returned its
+start, as it did on the first 10 workloads (relaxation 23 s), and given 120 s no cheaper a
+plan. Where its time limit is shorter than this, the start is costed as an LP instead of
+searched from."""
 
 
 @dataclass(frozen=True)
