@@ -234,7 +234,8 @@ def _from_whole_units(
     cheaper. Where a relaxation does not finish within its limit (no plan: an LP stopped
     early is no plan), the MILP is solved from the roadmap MILP's purchases instead."""
     time_limit_s, lp_limit_s = limits
-    found = {var: var.varValue for var in priced.problem.variables()}
+    # The earlier solve's values, to put back should its plan stand.
+    found = {} if tried is None else {v: v.varValue for v in priced.problem.variables()}
     whole = units_largest_first(priced, priced.units, model.book, solver, lp_limit_s, gap)
     if whole is None:  # only under a time limit
         if tried is not None:

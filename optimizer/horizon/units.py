@@ -82,7 +82,12 @@ def units_largest_first(
             if all(smallest[key] for key, _ in at_stage):
                 whole.update(nearest)
                 continue
-            down = {var: rounded_units(var, values[var], 1.0) for _, var in at_stage}
+            # An accelerator's smallest unit is rounded to the nearest in either choice, where
+            # a stage holds it beside another accelerator's larger units.
+            down = {
+                var: rounded_units(var, values[var], 0.5 if smallest[key] else 1.0)
+                for key, var in at_stage
+            }
             tried = [down] if down == nearest else [down, nearest]
             best: tuple[float, dict[pulp.LpVariable, float], dict[pulp.LpVariable, float]] | None
             best = None
