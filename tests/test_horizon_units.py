@@ -102,6 +102,45 @@ def test_a_large_unit_only_it_can_hold_is_rounded_to_the_nearest_not_down() -> N
     assert (large.lowBound, large.upBound) == (0, 10)  # given back
 
 
+def test_an_accelerators_only_unit_is_rounded_to_the_nearest_beside_anothers_larger_units() -> None:
+    # A catalog where Trainium2 is sold only in 16-chip units and H100 in 8 and 1 (AWS's):
+    # the first stage holds both the 8-GPU node and the 16-chip unit. 20 H100 chips take 2.5
+    # nodes, best rounded down (2 nodes and 4 single GPUs, $12.40, not 3 nodes, $14.40); 15.5
+    # Trainium2 chips take 0.97 of a unit, best rounded up ($8 against $15.50 on demand). Each
+    # accelerator's only unit is its smallest and goes to the nearest in either choice: $20.40,
+    # the optimum, where rounding the whole stage one way costs $22.40 or $27.90.
+    problem = pulp.LpProblem("mixed", pulp.LpMinimize)
+    node = problem.add_variable("node", 0, 10, cat=pulp.LpInteger)
+    gpu = problem.add_variable("gpu", 0, 30, cat=pulp.LpInteger)
+    trn = problem.add_variable("trn", 0, 10, cat=pulp.LpInteger)
+    h100_chips, trn2_chips, trn2_unit = 20.0, 15.5, (16, 8.0)
+    h100_cover = problem.add_variable("h100_cover", 0, h100_chips)
+    trn2_cover = problem.add_variable("trn2_cover", 0, trn2_chips)
+    problem += (
+        LARGE[1] * node
+        + SMALL[1] * gpu
+        + trn2_unit[1] * trn
+        + ON_DEMAND_USD * (h100_chips - h100_cover + trn2_chips - trn2_cover)
+    )
+    problem += h100_cover <= LARGE[0] * node + SMALL[0] * gpu
+    problem += trn2_cover <= trn2_unit[0] * trn
+    book = SimpleNamespace(
+        reservations=[
+            SimpleNamespace(key="node", accelerator="h100", unit_chips=LARGE[0]),
+            SimpleNamespace(key="gpu", accelerator="h100", unit_chips=SMALL[0]),
+            SimpleNamespace(key="trn", accelerator="trn2", unit_chips=trn2_unit[0]),
+        ]
+    )
+    units = {("node", 1): node, ("gpu", 1): gpu, ("trn", 1): trn}
+    whole = units_largest_first(_Model(problem), units, book, "highs", None, 1e-6)  # type: ignore[arg-type]
+    assert whole is not None
+    assert whole.values == {node: 2.0, gpu: 4.0, trn: 1.0}
+    with_units = 2 * LARGE[1] + 4 * SMALL[1] + trn2_unit[1]
+    assert with_units == pytest.approx(20.4)
+    solved = solve_model(_Model(problem), gap=1e-9)
+    assert solved.objective == pytest.approx(with_units)  # the integer optimum
+
+
 def test_a_pricing_stopped_at_its_time_limit_makes_the_roadmap_feasible_with_its_gap() -> None:
     roadmap = SolveResult(SolveStatus.OPTIMAL, "highs", 1.0, 100.0, 0.0005, "Optimal")
     proven = SolveResult(SolveStatus.OPTIMAL, "highs", 1.0, 90.0, 0.0002, "Optimal")

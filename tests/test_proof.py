@@ -14,7 +14,7 @@ from placement.estimating import estimate
 from placement.formulating.build import build_model
 from placement.pipeline import SolverOptions, plan
 from placement.reading import read_inventory
-from placement.solving.proof import relaxation_bound
+from placement.solving.proof import proven_by, proving_cost, relative_gap, relaxation_bound
 from placement.solving.solver import solve_model
 from tests.conftest import assert_consistent
 
@@ -69,3 +69,27 @@ def test_a_start_the_bound_does_not_prove_is_improved_by_the_search() -> None:
     assert p.objective_monthly_usd < p.baselines.greedy_usd * (1 - 1e-3)
     exact = plan(synthetic_inventory(20, seed=4), solver=SolverOptions(gap=0.0)).solve.objective
     assert p.objective_monthly_usd == pytest.approx(exact, rel=1e-3)
+
+
+@pytest.mark.parametrize(
+    ("cost", "bound", "expected"),
+    [
+        (100.0, 99.0, 0.01),  # (U - L) / U
+        (100.0, 100.0 + 1e-9, 0.0),  # a bound a rounding error above the cost proves it
+        (0.5, 0.25, 0.25),  # under a dollar, measured against a dollar
+        (-200.0, -202.0, 0.01),  # a negative cost (savings) against its magnitude
+    ],
+)
+def test_the_relative_gap_of_a_cost_from_a_bound(
+    cost: float, bound: float, expected: float
+) -> None:
+    assert relative_gap(cost, bound) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("bound", [1000.0, -1000.0])
+def test_the_proving_cost_is_the_dearest_plan_the_bound_proves_within_the_gap(bound: float) -> None:
+    gap = 0.02
+    cost = proving_cost(bound, gap)
+    assert relative_gap(cost, bound) == pytest.approx(gap)
+    assert proven_by(cost - 0.01, bound, gap)  # at it exactly, up to round-off
+    assert not proven_by(cost + 1.0, bound, gap)

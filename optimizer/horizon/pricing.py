@@ -59,7 +59,7 @@ from placement.horizon.roadmap import roadmap_workloads
 from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
 from placement.solving.fixing import fixed_values
-from placement.solving.proof import proving_cost
+from placement.solving.proof import proving_cost, relative_gap
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
 from placement.solving.whole_chips import Months, solve_in_whole_chips
 
@@ -281,8 +281,7 @@ def _bounded_by(result: SolveResult, bound: float) -> SolveResult:
         return result
     own = result.bound
     tighter = bound if own is None else max(own, bound)
-    proven = max(0.0, result.objective - tighter) / max(abs(result.objective), 1.0)
-    return replace(result, gap=proven)
+    return replace(result, gap=relative_gap(result.objective, tighter))
 
 
 def _month_grid(model: HorizonModel, catalog: Catalog) -> SliceGrid:

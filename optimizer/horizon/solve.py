@@ -57,7 +57,7 @@ from placement.horizon.units import rounded_units, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.fixing import fixed_values
-from placement.solving.proof import proven_by, proving_cost
+from placement.solving.proof import proven_by, proving_cost, relative_gap
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
 
 CENT_USD = 0.01
@@ -376,7 +376,7 @@ def _whole_moves(
         solver=solver,
         time_s=spent,
         objective=found.cost,
-        gap=None if bound is None else (found.cost - bound) / abs(found.cost),
+        gap=None if bound is None else relative_gap(found.cost, bound),
         termination="whole moves: within the gap shown of the LP relaxation's bound, not proven "
         "within the gap asked",
     )
@@ -408,7 +408,7 @@ def _proven(solver: str, cost: float, bound: float, time_s: float) -> SolveResul
         solver=solver,
         time_s=time_s,
         objective=cost,
-        gap=(cost - bound) / abs(cost) if cost else 0.0,
+        gap=relative_gap(cost, bound),
         termination="optimal within the gap of the LP relaxation's bound",
     )
 

@@ -55,7 +55,7 @@ def proven_within_gap(start: SolveResult, bound: Bound, gap: float) -> SolveResu
     of the optimum; None where it does not."""
     if start.objective is None or bound.usd is None or not start.has_solution:
         return None
-    proven = max(0.0, start.objective - bound.usd) / max(abs(start.objective), 1.0)
+    proven = relative_gap(start.objective, bound.usd)
     if proven > gap:
         return None
     return replace(
@@ -67,6 +67,13 @@ def proven_within_gap(start: SolveResult, bound: Bound, gap: float) -> SolveResu
         f"{proven:.4%} of the bound of the LP relaxation with short work pooled "
         f"(${bound.usd:,.2f} a month), no search needed",
     )
+
+
+def relative_gap(cost: float, bound: float) -> float:
+    """How far a plan costing ``cost`` may be above the optimum, by a lower bound ``bound`` on
+    every plan's cost: ``max(0, U - L) / max(|U|, 1)`` (a bound a rounding error above the
+    cost proves the plan optimal; a cost under a dollar is measured against a dollar)."""
+    return max(0.0, cost - bound) / max(abs(cost), 1.0)
 
 
 def proving_cost(bound: float, gap: float) -> float:

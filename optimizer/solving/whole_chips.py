@@ -38,6 +38,7 @@ from placement.formulating.month import (
 )
 from placement.models.catalog import Catalog
 from placement.solving.fixing import fixed_values
+from placement.solving.proof import relative_gap
 from placement.solving.solver import SolveResult, SolverOptions, SolveStatus, solve_model
 
 WHOLE_CHIP_SHARE_OF_GAP = 0.5
@@ -114,7 +115,7 @@ def solve_in_whole_chips(
     with fixed_values(kept):
         result = _rounds(model, on_demand_usd, solver, time_limit, gap, highs_options, result)
     if kept and bound is not None and result.objective:
-        proven = max(0.0, (result.objective - bound) / abs(result.objective))
+        proven = relative_gap(result.objective, bound)
         status = SolveStatus.OPTIMAL if proven <= gap else SolveStatus.FEASIBLE
         result = replace(result, status=status, gap=proven)
     return result
