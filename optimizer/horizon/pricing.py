@@ -182,16 +182,16 @@ def price_roadmap(
     ):
         first = _from_whole_units(priced, model, solver, (time_limit_s, lp_limit), gap, first)
     # A plan HiGHS did not prove keeps its units through the rounds: LPs, with an LP's limit.
-    kept = first.status is SolveStatus.FEASIBLE
     result = solve_in_whole_chips(
         rounds,
         rates,
         solver,
-        lp_limit if kept else time_limit_s,
+        time_limit_s,
         gap,
         highs_options=FEW_INTEGERS,
         solved=first,
         keep_integers=True,
+        kept_time_limit=lp_limit,
     )
     return PricedRoadmap(with_priced_months(model, priced), result)
 

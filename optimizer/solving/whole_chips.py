@@ -91,6 +91,7 @@ def solve_in_whole_chips(
     highs_options: Mapping[str, object] | None = None,
     solved: SolveResult | None = None,
     keep_integers: bool = False,
+    kept_time_limit: float | None = None,
 ) -> SolveResult:
     """Solve ``model`` in place, restricting the slices whose cover reaches into part of a
     chip until none does (each round adds slices, so it ends within the slices there are);
@@ -99,7 +100,8 @@ def solve_in_whole_chips(
     the caller has made it (the model's variables holding its values); ``keep_integers``:
     where the first solve stopped at its time limit, the rounds keep its integers (each round
     then an LP re-choosing cover; still feasible, whole-chip rows only lower what cover can
-    count) rather than run the MILP to the same limit again, and the gap reported is from the
+    count) rather than run the MILP to the same limit again, each round within
+    ``kept_time_limit`` (an LP's; default ``time_limit``), and the gap reported is from the
     first solve's bound, which bounds the whole-chip optimum too (optimal where that is within
     the gap: a first solve stopped at its objective target, its gap measured from a
     relaxation's bound)."""
@@ -112,8 +114,9 @@ def solve_in_whole_chips(
         [var for var in model.problem.variables() if var.cat == pulp.LpInteger] if keep else []
     )
     kept = {var: float(round(var.varValue or 0.0)) for var in integers}
+    rounds_limit = time_limit if not keep or kept_time_limit is None else kept_time_limit
     with fixed_values(kept):
-        result = _rounds(model, on_demand_usd, solver, time_limit, gap, highs_options, result)
+        result = _rounds(model, on_demand_usd, solver, rounds_limit, gap, highs_options, result)
     if kept and bound is not None and result.objective:
         proven = relative_gap(result.objective, bound)
         status = SolveStatus.OPTIMAL if proven <= gap else SolveStatus.FEASIBLE
