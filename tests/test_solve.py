@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,79 @@ def test_a_start_never_comes_back_in_place_of_the_solution(tmp_path: Path) -> No
     roadmap = result.plan.roadmap
     assert roadmap is not None and roadmap.stay_total_usd is not None
     assert roadmap.stay_total_usd == pytest.approx(1_683_072.43, abs=0.01)
+
+
+class _Event:
+    """A HiGHS MIP interrupt callback's event: what the search reports, and the interrupt."""
+
+    def __init__(self, time_s: float, nodes: int, best_usd: float):
+        from types import SimpleNamespace
+
+        self.data_out = SimpleNamespace(
+            running_time=time_s, mip_node_count=nodes, mip_primal_bound=best_usd
+        )
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        self.interrupted = True
+
+
+def test_a_search_is_stopped_once_it_branches_for_the_stall_without_a_better_plan() -> None:
+    from placement.solving.solver import Stall, StallWatch
+
+    watch = StallWatch(Stall(seconds=5.0, share_of_gap=1.0), gap=0.01)
+    trace = [
+        (0.1, 0, math.inf, False),  # no plan yet
+        (1.0, 0, 1000.0, False),  # the first plan
+        (9.0, 0, 1000.0, False),  # the root: never cut short, however long
+        (10.0, 3, 999.0, False),  # branching from 10 s; 0.1% better: less than the 1% gap
+        (14.9, 40, 999.0, False),
+        (15.0, 41, 985.0, False),  # 1.5% better: counts, the stall starts again
+        (19.9, 90, 984.0, False),
+        (20.0, 91, 984.0, True),  # 5 s of branching since the last better plan
+    ]
+    for time_s, nodes, best_usd, stopped in trace:
+        event = _Event(time_s, nodes, best_usd)
+        watch(event)  # type: ignore[arg-type]
+        assert event.interrupted is stopped, time_s
+    assert watch.stopped
+
+
+def test_a_search_with_no_plan_is_never_stopped_as_stalled() -> None:
+    from placement.solving.solver import Stall, StallWatch
+
+    watch = StallWatch(Stall(seconds=5.0, share_of_gap=1.0), gap=0.01)
+    for time_s in (1.0, 10.0, 100.0):
+        event = _Event(time_s, 50, math.inf)
+        watch(event)  # type: ignore[arg-type]
+        assert not event.interrupted
+
+
+def test_highs_stops_a_stalled_search_in_the_block_and_keeps_its_plan() -> None:
+    # A knapsack HiGHS branches over two thousand nodes to prove: with no stall allowed it is
+    # stopped at its first branching with a plan, feasible, and says why; outside the block
+    # it is proven.
+    import random
+
+    from placement.solving.solver import Stall, stopped_when_stalled
+
+    draw = random.Random(3)
+    problem = pulp.LpProblem("knapsack", pulp.LpMaximize)
+    items = [problem.add_variable(f"x{i}", 0, 1, cat=pulp.LpInteger) for i in range(40)]
+    weights = [draw.randint(1000, 9999) for _ in items]
+    values = [w + draw.randint(-50, 50) for w in weights]
+    problem += pulp.lpSum(v * x for v, x in zip(values, items, strict=True))
+    problem += pulp.lpSum(w * x for w, x in zip(weights, items, strict=True)) <= sum(weights) // 2
+
+    class Model:
+        def __init__(self) -> None:
+            self.problem = problem
+
+    with stopped_when_stalled(Stall(seconds=0.0, share_of_gap=1.0)):
+        stopped = solve_model(Model(), gap=0.0)
+    assert stopped.status is SolveStatus.FEASIBLE and stopped.objective is not None
+    assert "stopped: no better plan in 0 s of search" in stopped.termination
+    proven = solve_model(Model(), gap=0.0)
+    assert proven.status is SolveStatus.OPTIMAL and proven.objective is not None
+    assert stopped.objective <= proven.objective
+    assert "stopped" not in proven.termination

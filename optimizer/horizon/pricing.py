@@ -81,7 +81,8 @@ months: 6.6 s with them, 1.1 s without, the same optimum)."""
 
 QUICK_PRICING_S = 10.0
 """Seconds the pricing is first given from the roadmap MILP's purchases, where the roadmap
-search rounded its own units within the gap: a large fleet, whose pricing this proves in
+search rounded its own units within the gap (staying put: where its relaxation's units rounded
+down cost within the gap of it): a large fleet, whose pricing this proves in
 seconds (10,000 workloads over 24 months: about 3 s). A small inventory's units do not round
 so (the sample's first 5 workloads over 120 months: 3.3% above the search's bound rounded
 down, 5% to the nearest), and there these seconds proved nothing (12 s spent, a plan 11%

@@ -33,7 +33,13 @@ import pulp
 
 from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
-from placement.horizon.budget import SearchClock, pricing_limit, relaxation_limit, search_clock
+from placement.horizon.budget import (
+    SearchClock,
+    pricing_limit,
+    relaxation_limit,
+    search_clock,
+    stall_rule,
+)
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.model import HorizonModel
 from placement.horizon.pricing import (
@@ -58,7 +64,7 @@ from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proven_by, proving_cost, relative_gap
-from placement.solving.solver import SolveResult, SolveStatus, solve_model
+from placement.solving.solver import SolveResult, SolveStatus, solve_model, stopped_when_stalled
 
 CENT_USD = 0.01
 """Staying put replaces a roadmap priced dearer by more than this (below rounding)."""
@@ -101,21 +107,10 @@ def solve_horizon(
     each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
     stay = _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
-    engineers = catalog.economics.porting_engineers
-    clock = search_clock(time_limit_s)
-    bound, rounded, units_round = _rounded_relaxation(model, engineers, solver, clock, gap)
-    if rounded is not None and bound is not None and proven_by(rounded.cost, bound, gap):
-        result = _proven(solver, rounded.cost, bound, rounded.time_s)
-    else:
-        start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, clock, gap)
-        target = None if bound is None else proving_cost(bound, gap)
-        result = solve_model(model, solver, clock.left(), gap, start=start, target=target)
-        found = result.objective
-        if found is not None and bound is not None and proven_by(found, bound, gap):
-            result = _proven(solver, found, bound, result.time_s)
+    with stopped_when_stalled(stall_rule(time_limit_s)):
+        result, units_round = _search(model, stay, estimates, catalog, solver, time_limit_s, gap)
     if not result.has_solution:
         return HorizonResult(result, None, {})
-    result = _whole_moves(model, result, bound, solver, clock, gap)
     result, model, stayed = _priced(
         model, stay, result, estimates, catalog, solver, (each, lp_limit), gap, units_round
     )
@@ -133,6 +128,35 @@ def solve_horizon(
     position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
     end = {position[w.workload_id]: w.target_accelerator for w in roadmap.workloads}
     return HorizonResult(result, roadmap, end)
+
+
+def _search(
+    model: HorizonModel,
+    stay: PricedRoadmap | None,
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> tuple[SolveResult, bool]:
+    """The roadmap search (see the module), its solves sharing ``SEARCH_BUDGET_S`` where the
+    run sets no time limit: the roadmap's solve, and whether it is the one with its units
+    rounded (``_rounded_relaxation``)."""
+    engineers = catalog.economics.porting_engineers
+    clock = search_clock(time_limit_s)
+    bound, rounded, units_round = _rounded_relaxation(model, engineers, solver, clock, gap)
+    if rounded is not None and bound is not None and proven_by(rounded.cost, bound, gap):
+        result = _proven(solver, rounded.cost, bound, rounded.time_s)
+    else:
+        start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, clock, gap)
+        target = None if bound is None else proving_cost(bound, gap)
+        result = solve_model(model, solver, clock.left(), gap, start=start, target=target)
+        found = result.objective
+        if found is not None and bound is not None and proven_by(found, bound, gap):
+            result = _proven(solver, found, bound, result.time_s)
+    if not result.has_solution:
+        return result, units_round
+    return _whole_moves(model, result, bound, solver, clock, gap), units_round
 
 
 def _priced(
@@ -474,9 +498,17 @@ def _stay_put(
     # The relaxation's purchases rounded down (a holding any month allows) are the pricing's
     # start. Whether it beats starting from none is not measured: 0.9 s either way on 3
     # workloads over 120 months.
-    if not solve_model(model, solver, time_limit_s, gap, relax=True).has_solution:
+    relaxed = solve_model(model, solver, time_limit_s, gap, relax=True)
+    if relaxed.objective is None or relaxed.status is not SolveStatus.OPTIMAL:
         return None
     start = {u: rounded_units(u, u.varValue or 0.0, 1.0) for u in model.units.values()}
+    # Whether those units round within the gap (a large fleet's do): only then is the
+    # pricing's quick try from them worth its seconds, as for the roadmap (``_priced``).
+    with fixed_values(start):
+        costed = solve_model(model, solver, lp_s, gap, relax=True)
+    units_round = costed.objective is not None and proven_by(
+        costed.objective, relaxed.objective, gap
+    )
     # The timeline with nothing bought: its programmes and ports whole, unlike the relaxation's.
     bounds = {u: u.upBound for u in start}
     for units in start:
@@ -487,7 +519,14 @@ def _stay_put(
     if not solved.has_solution:
         return None
     priced = price_roadmap(
-        model, estimates.workloads, catalog, solver, time_limit_s, gap, relaxation_limit_s=lp_s
+        model,
+        estimates.workloads,
+        catalog,
+        solver,
+        time_limit_s,
+        gap,
+        purchases_first=units_round,
+        relaxation_limit_s=lp_s,
     )
     return priced if priced.result.has_solution else None
 

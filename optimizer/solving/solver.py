@@ -7,6 +7,8 @@ relative MIP gap is always set explicitly: the solvers' defaults differ (HiGHS 1
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import math
 import os
 import sys
 import time
@@ -75,6 +77,7 @@ class _HiGHS(pulp.HiGHS):
     def __init__(self, start: dict[pulp.LpVariable, float] | None = None, **options: object):
         super().__init__(**options)
         self.start = start or {}
+        self.watch: StallWatch | None = None
 
     def buildSolverModel(self, lp: pulp.LpProblem) -> None:
         inf = highspy.kHighsInf
@@ -147,7 +150,67 @@ class _HiGHS(pulp.HiGHS):
             index = np.array([var.index for var in self.start], dtype=np.int32)
             values = np.array(list(self.start.values()), dtype=np.float64)
             lp.solverModel.setSolution(len(index), index, values)
+        stall = STALL.get()
+        if stall is not None and self.mip and self.gapRel is not None:
+            self.watch = StallWatch(stall, float(self.gapRel))
+            lp.solverModel.cbMipInterrupt.subscribe(self.watch)
         _run(lp.solverModel)
+
+
+@dataclass(frozen=True)
+class Stall:
+    """When a MILP search counts as stalled: branching has gone on for ``seconds`` without a
+    plan cheaper than the best by ``share_of_gap`` of the gap asked (relative), or found
+    none at all since it began."""
+
+    seconds: float
+    share_of_gap: float
+
+
+STALL: contextvars.ContextVar[Stall | None] = contextvars.ContextVar("stall", default=None)
+"""The stall rule of every HiGHS MILP solved in the block of ``stopped_when_stalled``."""
+
+
+@contextlib.contextmanager
+def stopped_when_stalled(stall: Stall | None) -> Iterator[None]:
+    """Every HiGHS MILP solved in the block stops once its search has stalled (``Stall``;
+    None: none does), keeping the best plan it found: ``feasible``, with its gap."""
+    token = STALL.set(stall)
+    try:
+        yield
+    finally:
+        STALL.reset(token)
+
+
+class StallWatch:
+    """HiGHS's MIP interrupt callback for a ``Stall``: the time of the last plan that counts
+    as better, of the first node branched (the root's LP and cuts are never cut short: a
+    large model's root can take minutes before any search), and whether it stopped the
+    search."""
+
+    def __init__(self, stall: Stall, gap: float):
+        self.stall = stall
+        self.improvement = stall.share_of_gap * gap
+        self.best = math.inf
+        self.found_s = 0.0
+        self.branching_s: float | None = None
+        self.stopped = False
+
+    def __call__(self, event: highspy.HighsCallbackEvent) -> None:
+        out = event.data_out
+        now, primal = float(out.running_time), float(out.mip_primal_bound)
+        if math.isfinite(primal) and (
+            not math.isfinite(self.best)
+            or primal < self.best - self.improvement * max(abs(self.best), 1.0)
+        ):
+            self.best, self.found_s = primal, now
+        if out.mip_node_count > 0 and self.branching_s is None:
+            self.branching_s = now
+        if self.branching_s is None or not math.isfinite(self.best):
+            return
+        if now - max(self.found_s, self.branching_s) >= self.stall.seconds:
+            self.stopped = True
+            event.interrupt()
 
 
 WAIT_STEP_S = 0.1
@@ -280,8 +343,17 @@ def solve_model(
         time_s=elapsed,
         objective=None if objective is None else float(objective),
         gap=_gap(model, solver, status, gap),
-        termination=f"{status_text} ({pulp.LpSolution.get(sol_status, sol_status)})",
+        termination=f"{status_text} ({pulp.LpSolution.get(sol_status, sol_status)})"
+        + _stalled_note(engine),
     )
+
+
+def _stalled_note(engine: pulp.LpSolver) -> str:
+    """What the termination adds where the search was stopped as stalled."""
+    watch = getattr(engine, "watch", None)
+    if not isinstance(watch, StallWatch) or not watch.stopped:
+        return ""
+    return f"; stopped: no better plan in {watch.stall.seconds:g} s of search"
 
 
 VALUES_AGREE_REL = 1e-6
