@@ -159,9 +159,9 @@ class _HiGHS(pulp.HiGHS):
 
 @dataclass(frozen=True)
 class Stall:
-    """When a MILP search counts as stalled: branching has gone on for ``seconds`` without a
-    plan cheaper than the best by ``share_of_gap`` of the gap asked (relative), or found
-    none at all since it began."""
+    """When a MILP search counts as stalled: it has branched for ``seconds`` since it began
+    branching or found its last plan cheaper than the one before by ``share_of_gap`` of the
+    gap asked (relative), whichever is later. A search with no plan yet never is."""
 
     seconds: float
     share_of_gap: float
