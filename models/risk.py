@@ -64,6 +64,51 @@ class SampleCosts(_Out):
     staying_usd: float | None
     regret_usd: float | None
     error: str | None = None
+    roadmap_usd: float | None = Field(
+        default=None,
+        description="With --horizon: the point roadmap held fixed, its months' sum at the "
+        "sample's figures (None: no horizon, or the figures leave it unable to run).",
+    )
+
+
+class MonthSpread(_Out):
+    """One month of the point roadmap held fixed, over the samples (USD)."""
+
+    month: int
+    planned_usd: float = Field(description="The month's cost as the roadmap reports it.")
+    point_usd: float = Field(
+        description="The month priced alone at the catalog's points (placement/held.py's "
+        "pricing; within the solver's gap of planned_usd)."
+    )
+    mean: float | None
+    p10: float | None
+    p50: float | None
+    p90: float | None
+
+
+class RiskHorizon(_Out):
+    """``risk --horizon``: the point roadmap held fixed in every sample, month by month: its
+    placement each month, its ports, programmes and moves when it makes them, its commitments
+    for their terms, all paid at the sample's figures (docs/risk.md)."""
+
+    horizon_months: int
+    roadmap_status: str = Field(description="The point roadmap's status (as a plan's).")
+    planned_total_usd: float | None = Field(
+        description="The point roadmap's total_usd as planned (None: no roadmap)."
+    )
+    point_total_usd: float | None = Field(
+        description="Its months' sum priced month by month at the catalog's points."
+    )
+    total_usd: Spread = Field(
+        description="Its months' sum at each sample's figures (payments after the horizon "
+        "not included)."
+    )
+    broken_samples: int = Field(
+        description="Samples whose figures leave some workload unable to run where the "
+        "roadmap has it (its memory, latency or a feature): the held roadmap has no cost there."
+    )
+    months: list[MonthSpread] = Field(description="The fan chart: each month's spread.")
+    drivers: list[Driver] = Field(description="Figures by how much they move the total.")
 
 
 class RiskResult(_Out):
@@ -110,6 +155,9 @@ class RiskResult(_Out):
     solver: str
     gap: float
     scenario: str | None = Field(default=None, description="The scenario applied first, if any.")
+    horizon: RiskHorizon | None = Field(
+        default=None, description="With --horizon: the point roadmap held fixed, month by month."
+    )
 
     @property
     def point_plan_complete(self) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -416,3 +417,88 @@ def test_a_scenario_is_applied_before_the_futures_are_drawn(tmp_path: Path) -> N
     document = risk_json(tmp_path, "--scenario", scenario, "--samples", "2")
     assert document["scenario"] == "h100-price-cut"
     assert document["point_plan_cost_usd"] == json.loads(planned.stdout)["objective_monthly_usd"]
+
+
+# --- the roadmap held fixed (--horizon) ---------------------------------------------------
+
+# The two jobs on H100 with the H100 price uncertain and Trainium2 dear ($2, no cheaper than
+# H100's reservations): the roadmap reserves 200 one-chip units (100 h a month each at half
+# the on-demand price P) and keeps them; held fixed, each month costs 200 x 100 x P / 2.
+H100_PRICE = "accelerators.h100.on_demand_usd_per_chip_hour"
+
+
+def _dear_trainium(low: float, high: float) -> Catalog:
+    data = simple_catalog_dict()
+    _node(data, TRN2_PRICE).update(low=2.0, high=2.0, point=2.0)
+    return one_uncertain_figure(data, H100_PRICE, low, high)
+
+
+def test_a_held_roadmap_costs_its_reservations_at_each_sampled_price() -> None:
+    catalog = _dear_trainium(1.6, 2.4)
+    result = risk(two_jobs(catalog), catalog, samples=6, seed=1, solver=EXACT, workers=1, horizon=3)
+    horizon = result.horizon
+    assert horizon is not None and horizon.horizon_months == 3
+    assert horizon.planned_total_usd == horizon.point_total_usd == 3 * 10_000 * 2.0
+    figures = uncertain_figures(catalog)
+    prices = draw_values(catalog, figures, 1, 6)[:, 0]
+    held = [s.roadmap_usd for s in result.sample_costs]
+    assert held == pytest.approx([3 * 10_000 * p for p in prices], abs=0.01)
+    assert horizon.total_usd.samples == 6 and horizon.broken_samples == 0
+    for month in horizon.months:
+        assert month.planned_usd == month.point_usd == 20_000
+        assert month.p10 is not None and month.p50 is not None and month.p90 is not None
+        assert month.p10 <= month.p50 <= month.p90
+    [driver] = horizon.drivers
+    assert driver.path == H100_PRICE
+    assert driver.effect_usd == pytest.approx(3 * 10_000 * 0.8)
+    two = risk(two_jobs(catalog), catalog, samples=6, seed=1, solver=EXACT, workers=2, horizon=3)
+    assert two.model_dump() == result.model_dump()
+
+
+def test_zero_width_ranges_give_every_sample_the_point_roadmap() -> None:
+    catalog = _dear_trainium(2.0, 2.0)
+    result = risk(two_jobs(catalog), catalog, samples=4, seed=2, solver=EXACT, workers=1, horizon=2)
+    horizon = result.horizon
+    assert horizon is not None and horizon.point_total_usd is not None
+    assert [s.roadmap_usd for s in result.sample_costs] == [horizon.point_total_usd] * 4
+    total = horizon.total_usd
+    assert total.mean == total.p10 == total.p50 == total.p90 == horizon.point_total_usd
+    assert all(m.p10 == m.p90 == m.point_usd for m in horizon.months)
+
+
+def test_a_roadmap_its_figures_leave_nowhere_to_run_is_broken() -> None:
+    """With the roadmap's place no longer feasible (as a sample's memory, latency or a
+    feature could make it), the roadmap cannot be held: the sample says so, not a cost."""
+    from placement.horizon.held import RoadmapBroken, held_roadmap_months
+    from placement.pipeline import plan
+
+    catalog = _dear_trainium(2.0, 2.0)
+    planned = plan(two_jobs(catalog), catalog, EXACT, horizon=3)
+    roadmap = planned.plan.roadmap
+    assert roadmap is not None
+    assert {w.target_accelerator for w in roadmap.workloads} == {"h100"}
+    options = planned.estimates.options
+    broken = replace(
+        planned.estimates,
+        options=options.assign(feasible=options["feasible"] & options["accelerator"].ne("h100")),
+    )
+    with pytest.raises(RoadmapBroken, match="month 1: a on h100, b on h100 can no longer"):
+        held_roadmap_months(roadmap, broken, catalog, EXACT)
+
+
+def test_the_command_prints_the_held_roadmap(tmp_path: Path) -> None:
+    small = tmp_path / "five.csv"
+    small.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:6]))
+    out = tmp_path / "risk.json"
+    args = ("--samples", "2", "--seed", "1", "--horizon", "2", "--workers", "1")
+    done = invoke("risk", small, *args, "--format", "json", "-o", out)
+    assert done.exit_code == 0, done.stderr
+    horizon = json.loads(out.read_text())["horizon"]
+    assert horizon["horizon_months"] == 2 and len(horizon["months"]) == 2
+    assert {"planned_usd", "point_usd", "p10", "p50", "p90"} <= set(horizon["months"][0])
+    table = invoke("risk", small, *args)
+    assert table.exit_code == 0 and "Over 2 months the roadmap, held fixed, costs" in table.stdout
+    csv = invoke("risk", small, *args, "--format", "csv")
+    assert "# roadmap_months" in csv.stdout and "roadmap_usd" in csv.stdout
+    plain = invoke("risk", small, "--samples", "2", "--seed", "1", "--format", "csv")
+    assert "roadmap" not in plain.stdout

@@ -12,6 +12,7 @@ from placement.cli.shared import (
     catalog_source,
     emit,
     guard,
+    horizon_option,
     inventory_options,
     output_options,
     progress_bar,
@@ -38,6 +39,7 @@ from placement.writing.files import check_output_path
     "Apply a what-if scenario file first (its catalog settings and inventory changes; "
     "--set still has the last word): the futures are drawn around the scenario's figures."
 )
+@horizon_option
 @inventory_options
 @catalog_options
 @batch_options
@@ -48,6 +50,7 @@ def risk_command(
     samples: int,
     seed: int,
     scenario_path: str | None,
+    horizon: int | None,
     input_format: str | None,
     sheet: str | None,
     catalog_path: str | None,
@@ -69,7 +72,8 @@ def risk_command(
     migration kept, placement chosen again), its regret, how likely migrating pays, which
     figures move the cost most and how often each workload lands on Trainium2. Samples run in
     parallel (--workers, or a Dask cluster with --scheduler); the results are the same either
-    way for a seed.
+    way for a seed. With --horizon it also plans the roadmap and prices it, held fixed, in
+    every future, month by month: the fan chart of its monthly cost (JSON 'horizon').
 
     \b
     Examples:
@@ -77,6 +81,7 @@ def risk_command(
         placement risk inv.csv --samples 1000 --format json -o risk.json
         placement risk inv.csv --set accelerators.h100.on_demand_usd_per_chip_hour.low=3
         placement risk inv.csv --scenario inputs/scenarios/h100_price_cut.yaml
+        placement risk inv.csv --samples 50 --horizon 12 --format json -o fan.json
 
     Exit code 0: the point plan places every workload; 2: bad input; 3: it leaves workloads
     unplaced or has no solution.
@@ -102,6 +107,7 @@ def risk_command(
             scheduler=scheduler,
             progress=advance,
             scenario=scenario,
+            horizon=horizon,
         )
     emit(lambda console: render_risk(result, fmt, console), output, quiet)
     sys.exit(EXIT_OK if result.point_plan_complete else EXIT_UNPLACED)

@@ -29,11 +29,14 @@ of whole chips achieves them, month by month, as the steady state's plan does. T
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+import numpy as np
 import pandas as pd
 import pulp
 
+from placement.estimating.economics.commitments import CommitmentBook
 from placement.estimating.economics.rates import on_demand_rates
 from placement.estimating.profiles import SliceGrid, merged_slices, slice_grid
 from placement.formulating.demand import constant_sum, part_figures
@@ -58,6 +61,7 @@ from placement.horizon.model import COMPONENTS, HorizonModel
 from placement.horizon.roadmap import roadmap_workloads
 from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
+from placement.models.plan import RoadmapWorkload
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proving_cost, relative_gap
 from placement.solving.solver import SolveResult, SolveStatus, solve_model
@@ -139,12 +143,13 @@ def price_roadmap(
         covered={},
         in_use_by_class={},
         reserved_cover={},
-        grid=_month_grid(model, catalog),
+        grid=month_grid(model.rows["load_profile"], catalog),
     )
     placement = placement or month_placement(model, workloads)
-    on_demand = _on_demand_rows(model, catalog)
+    on_demand = on_demand_rows(model.epochs, catalog)
     rows = [
-        _rows_in_month(model, pairs, on_demand, catalog, m) for m, pairs in enumerate(placement, 1)
+        rows_in_month(model.factors, pairs, on_demand, catalog, m)
+        for m, pairs in enumerate(placement, 1)
     ]
     accelerators = {str(a) for frame in rows for a in frame["accelerator"]}
     add_purchases(priced, catalog, keys, accelerators)
@@ -157,14 +162,10 @@ def price_roadmap(
     for m, frame in enumerate(rows, start=1):
         month = Month(tag=(f"m{m:03d}",))
         held = held_as_variables(priced, held_in_month(priced, catalog, m), m)
-        _add_month(priced, month, held, frame, catalog, keys)
-        for acc in month.accelerators:
-            for t in month.slices:
-                rate = rates[acc] * float(priced.grid.hours[t])
-                priced.monthly[m - 1]["on_demand_usd"].addInPlace(month.in_use(acc, t), rate)
-        for acc, t, cover in month.covers():
-            rate = rates[acc] * float(priced.grid.hours[t])
-            priced.monthly[m - 1]["on_demand_usd"].addInPlace(cover, -rate)
+        add_month(priced.problem, priced.book, priced.grid, month, held, frame, catalog, keys)
+        priced.monthly[m - 1]["on_demand_usd"].addInPlace(
+            month_on_demand(month, priced.grid, rates)
+        )
         rounds.months.append((month, held))
         rounds.placement.extend(month.flexible.values())
     add_commitment_payments(priced, catalog, priced.monthly)
@@ -285,31 +286,47 @@ def _bounded_by(result: SolveResult, bound: float) -> SolveResult:
     return replace(result, gap=relative_gap(result.objective, tighter))
 
 
-def _month_grid(model: HorizonModel, catalog: Catalog) -> SliceGrid:
-    """The slices the months are priced over: the roadmap's profiles' alike slices merged, but
-    for those flexible work is placed in (``merged_slices``), where whole chips can differ."""
-    profiles = set(model.rows["load_profile"].astype(str))
+def month_grid(profiles: Iterable[str], catalog: Catalog) -> SliceGrid:
+    """The slices months are priced over: the alike slices of ``profiles`` (the load profiles
+    of the workloads priced) merged, but for those flexible work is placed in
+    (``merged_slices``), where whole chips can differ."""
+    used = {str(k) for k in profiles}
     specs = catalog.profiles()
-    flexible = {k for k in profiles if specs[k].placement == "flexible"}
-    return merged_slices(slice_grid(catalog), profiles, apart=flexible)
+    flexible = {k for k in used if specs[k].placement == "flexible"}
+    return merged_slices(slice_grid(catalog), used, apart=flexible)
 
 
-def _add_month(
-    priced: HorizonModel,
+def add_month(
+    problem: pulp.LpProblem,
+    book: CommitmentBook,
+    grid: SliceGrid,
     month: Month,
     held: Held,
     rows: pd.DataFrame,
     catalog: Catalog,
     keys: dict[str, str],
 ) -> None:
-    """One month of the steady state's month model, its placement given by ``rows``."""
-    problem, book, grid = priced.problem, priced.book, priced.grid
+    """One month of the steady state's month model in ``problem``, its placement given by
+    ``rows`` and its commitments by ``held``."""
     spread_demand(
         problem, month, grid, catalog, keys, part_figures(rows, catalog, keys, constant_sum)
     )
     add_cover(problem, month, book, keys, held)
     add_short_work_cover(problem, month, book, grid, catalog, keys, held, _short_groups(rows))
     add_chip_limits(problem, month, catalog, keys)
+
+
+def month_on_demand(
+    month: Month, grid: SliceGrid, rates: dict[str, float]
+) -> pulp.LpAffineExpression:
+    """What a month pays on demand: ``sum_{a,t} w_t c_a (D_{a,t} - cov_{a,t})``."""
+    paid = pulp.LpAffineExpression()
+    for acc in month.accelerators:
+        for t in month.slices:
+            paid.addInPlace(month.in_use(acc, t), rates[acc] * float(grid.hours[t]))
+    for acc, t, cover in month.covers():
+        paid.addInPlace(cover, -rates[acc] * float(grid.hours[t]))
+    return paid
 
 
 def _short_groups(rows: pd.DataFrame) -> list[ShortJob]:
@@ -372,27 +389,36 @@ Placement = list[list[tuple[int, str]]]
 
 def month_placement(model: HorizonModel, workloads: pd.DataFrame) -> Placement:
     """Where each workload runs in each month of a solved roadmap model, as the roadmap
-    reports it: on its target from the month it moves, before on its interim place (none: a
-    new workload waiting for its target does not run yet); only months it is active in."""
-    position = {str(i): k for k, i in enumerate(workloads["id"].astype(str))}
+    reports it (``placement_by_month``)."""
     placed = roadmap_workloads(model, workloads)
-    months: Placement = []
-    for month in range(1, model.months + 1):
+    ids = workloads["id"].astype(str).tolist()
+    return placement_by_month(placed, ids, model.factors, model.months)
+
+
+def placement_by_month(
+    placed: list[RoadmapWorkload], ids: list[str], factors: np.ndarray, months: int
+) -> Placement:
+    """Where each of ``placed`` runs in each month: on its target from the month it moves,
+    before on its interim place (none: a new workload waiting for its target does not run
+    yet); only months it is active in (``factors``, by position in ``ids``)."""
+    position = {str(i): k for k, i in enumerate(ids)}
+    by_month: Placement = []
+    for month in range(1, months + 1):
         pairs = []
         for w in placed:
             j = position[w.workload_id]
-            if model.factors[j, month - 1] <= 0:
+            if factors[j, month - 1] <= 0:
                 continue
             moved = w.ready_month is not None and month >= w.ready_month
             where = w.target_accelerator if moved else w.interim_accelerator
             if where is not None:
                 pairs.append((j, where))
-        months.append(pairs)
-    return months
+        by_month.append(pairs)
+    return by_month
 
 
-def _rows_in_month(
-    model: HorizonModel,
+def rows_in_month(
+    factors: np.ndarray,
     pairs: list[tuple[int, str]],
     on_demand: OnDemandRows,
     catalog: Catalog,
@@ -402,7 +428,7 @@ def _rows_in_month(
     their class, short-work flag and figures scaled by ``phi_j(month)``."""
     rows, position = on_demand[max(s for s in on_demand if s <= month)]
     frame = rows.iloc[[position[pair] for pair in pairs]].reset_index(drop=True)
-    phi = model.factors[frame["workload"].to_numpy(dtype=int), month - 1]
+    phi = factors[frame["workload"].to_numpy(dtype=int), month - 1]
     # No figure on a place a workload waits on but cannot run on: nothing runs there. Run
     # hours stay missing where the work runs all its profile's hours (not short work).
     scaled = {c: frame[c].astype(float) * phi for c in SCALED}
@@ -416,11 +442,12 @@ OnDemandRows = dict[int, tuple[pd.DataFrame, dict[tuple[int, str], int]]]
 pair's position among them."""
 
 
-def _on_demand_rows(model: HorizonModel, catalog: Catalog) -> OnDemandRows:
-    """Each epoch's on-demand option rows (``OnDemandRows``)."""
+def on_demand_rows(epochs: dict[int, pd.DataFrame], catalog: Catalog) -> OnDemandRows:
+    """Each epoch's on-demand option rows (``OnDemandRows``), from its option frame by its
+    first month."""
     on_demand = {a: catalog.on_demand_option(a) for a in catalog.accelerators}
     found: OnDemandRows = {}
-    for start, options in model.epochs.items():
+    for start, options in epochs.items():
         rows = options[options["pricing"].eq(options["accelerator"].map(on_demand))]
         rows = with_classes(rows, catalog)
         pairs = zip(rows["workload"].astype(int), rows["accelerator"].astype(str), strict=True)

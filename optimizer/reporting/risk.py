@@ -3,7 +3,8 @@
 The table and Markdown open with one sentence (how likely migrating pays, and what the point
 plan risks), then the spreads, the chances, the drivers and where workloads land. JSON is the
 whole result; CSV one row per sample (the costs a chart of the distribution needs), then the
-drivers and the Trainium2 shares as ``# drivers`` and ``# trainium_share`` sections.
+drivers and the Trainium2 shares as ``# drivers`` and ``# trainium_share`` sections, and with
+``--horizon`` the held roadmap's months as ``# roadmap_months``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.models.numbers import figure_text, usd
-from placement.models.risk import RiskResult, Spread
+from placement.models.risk import RiskHorizon, RiskResult, Spread
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -25,6 +26,10 @@ DRIVERS_SHOWN = 10
 
 SHARES_SHOWN = 15
 """Workloads listed by their Trainium2 share in the table and Markdown."""
+
+FAN_ROWS = 12
+"""Months of a held roadmap's fan listed in the table and Markdown (evenly spaced, the first
+and last always; JSON and CSV list every month)."""
 
 
 def _chance(value: float | None) -> str:
@@ -122,6 +127,47 @@ def _share_rows(result: RiskResult) -> list[list[str]]:
     return [[w, f"{100 * s:.0f}%"] for w, s in shares if s > 0][:SHARES_SHOWN]
 
 
+def horizon_sentence(horizon: RiskHorizon) -> str:
+    """The held roadmap's spread in one sentence."""
+    total = horizon.total_usd
+    if horizon.planned_total_usd is None:
+        return f"No roadmap over {horizon.horizon_months} months ({horizon.roadmap_status})."
+    sentence = (
+        f"Over {horizon.horizon_months} months the roadmap, held fixed, costs "
+        f"{usd(total.p50)} at the median (P10 {usd(total.p10)}, P90 {usd(total.p90)}; "
+        f"{usd(horizon.planned_total_usd)} as planned)."
+    )
+    broken = horizon.broken_samples
+    if broken:
+        futures = "1 future" if broken == 1 else f"{broken:,} futures"
+        sentence += (
+            f" In {futures} some workload can no longer run where the roadmap has it (not counted)."
+        )
+    return sentence
+
+
+def fan_months(months: int, rows: int = FAN_ROWS) -> list[int]:
+    """Up to ``rows`` months from 1 to ``months``, evenly spaced, the first and last among
+    them."""
+    if months <= rows:
+        return list(range(1, months + 1))
+    step = (months - 1) / (rows - 1)
+    return sorted({1 + round(i * step) for i in range(rows)})
+
+
+def _fan_rows(horizon: RiskHorizon) -> list[list[str]]:
+    shown = set(fan_months(len(horizon.months)))
+    return [
+        [str(m.month), usd(m.planned_usd), usd(m.p10), usd(m.p50), usd(m.p90)]
+        for m in horizon.months
+        if m.month in shown
+    ]
+
+
+FAN_HEADERS = ["month", "planned", "P10", "P50", "P90"]
+FAN_TITLE = "The roadmap held fixed: monthly cost over the samples"
+
+
 def risk_table(result: RiskResult, console: Console | None = None) -> str:
     console = console or file_console()
     parts: list[RenderableType] = [Text(headline(result), style="bold")]
@@ -154,6 +200,15 @@ def risk_table(result: RiskResult, console: Console | None = None) -> str:
         for row in shares:
             table.add_row(*row)
         parts.append(table)
+    if result.horizon is not None:
+        parts.append(Text(horizon_sentence(result.horizon), style="bold"))
+        if result.horizon.months:
+            fan = new_table(console, FAN_TITLE)
+            for i, header in enumerate(FAN_HEADERS):
+                fan.add_column(header, justify="left" if i == 0 else "right")
+            for row in _fan_rows(result.horizon):
+                fan.add_row(*row)
+            parts.append(fan)
     for failure in result.failures[:5]:
         parts.append(Text(f"sample {failure.sample} failed: {failure.error}"))
     return render_text(console, parts)
@@ -170,6 +225,10 @@ def risk_markdown(result: RiskResult) -> str:
     if shares:
         out.append(f"\n## Share of futures on {', '.join(result.trainium_accelerators)}\n\n")
         out.append(markdown_table(["workload", "share"], shares))
+    if result.horizon is not None:
+        out.append(f"\n## {FAN_TITLE}\n\n{horizon_sentence(result.horizon)}\n\n")
+        if result.horizon.months:
+            out.append(markdown_table(FAN_HEADERS, _fan_rows(result.horizon)))
     if result.failures:
         out.append("\n## Failed samples\n\n")
         out.append("".join(f"- sample {f.sample}: {f.error}\n" for f in result.failures))
@@ -177,7 +236,9 @@ def risk_markdown(result: RiskResult) -> str:
 
 
 def risk_csv(result: RiskResult) -> str:
-    samples = pd.DataFrame([s.model_dump() for s in result.sample_costs])
+    # A sample's roadmap column only where a roadmap was held (--horizon).
+    leave = None if result.horizon is not None else {"roadmap_usd"}
+    samples = pd.DataFrame([s.model_dump(exclude=leave) for s in result.sample_costs])
     drivers = pd.DataFrame([d.model_dump() for d in result.drivers])
     shares = pd.DataFrame(
         [{"workload_id": w, "share": s} for w, s in result.trainium_share.items()]
@@ -188,7 +249,16 @@ def risk_csv(result: RiskResult) -> str:
         + csv_text(drivers)
         + "\n# trainium_share\n"
         + csv_text(shares)
+        + _fan_csv(result)
     )
+
+
+def _fan_csv(result: RiskResult) -> str:
+    """With --horizon, every month of the held roadmap's fan as a ``# roadmap_months`` section."""
+    if result.horizon is None:
+        return ""
+    months = pd.DataFrame([m.model_dump() for m in result.horizon.months])
+    return "\n# roadmap_months\n" + csv_text(months)
 
 
 def risk_record(result: RiskResult) -> dict[str, Any]:

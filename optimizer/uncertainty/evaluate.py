@@ -32,7 +32,9 @@ from placement.estimating import Estimates, estimate
 from placement.formulating.build import build_model
 from placement.formulating.first_stage import FirstStage, FirstStageInfeasible, hold_first_stage
 from placement.formulating.model import PlacementModel
+from placement.horizon.held import RoadmapBroken, held_roadmap_months
 from placement.models.catalog import Catalog
+from placement.models.plan import Roadmap
 from placement.pipeline import solve_from_greedy
 from placement.reading import Inventory
 from placement.solving.solver import SolveResult, SolverOptions
@@ -53,6 +55,8 @@ class SampleOutcome:
     staying_usd: float | None = None
     placement: tuple[str | None, ...] = ()
     error: str | None = None
+    roadmap_months: tuple[float, ...] | None = None
+    roadmap_broken: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class SampleBatch:
     samples: SampleRows
     first_stage: FirstStage
     solver: SolverOptions
+    roadmap: Roadmap | None = None
 
 
 def first_stage_of(solution: Solution | None) -> FirstStage:
@@ -106,7 +111,9 @@ def evaluate_batch(batch: SampleBatch) -> list[SampleOutcome]:
         try:
             catalog, inventory = sampled(document, batch.inventory, figures, values)
             outcomes.append(
-                evaluate_sample(index, inventory, catalog, batch.first_stage, batch.solver)
+                evaluate_sample(
+                    index, inventory, catalog, batch.first_stage, batch.solver, batch.roadmap
+                )
             )
         except Exception as err:
             outcomes.append(SampleOutcome(index, error=f"{type(err).__name__}: {err}"))
@@ -119,8 +126,10 @@ def evaluate_sample(
     catalog: Catalog,
     stage: FirstStage,
     solver: SolverOptions,
+    roadmap: Roadmap | None = None,
 ) -> SampleOutcome:
-    """The sample's optimum, baselines and held base plan (see the module's docstring)."""
+    """The sample's optimum, baselines and held base plan (see the module's docstring), and
+    the ``roadmap`` held fixed month by month where one is given (``risk --horizon``)."""
     estimates = estimate(inventory.workloads, catalog)
     greedy, result, solution = solve_from_greedy(estimates, catalog, solver)
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
@@ -134,7 +143,23 @@ def evaluate_sample(
         all_h100_usd=all_h100,
         staying_usd=staying_usd(estimates, catalog, solver, all_h100),
         placement=placement_by_position(solution, len(estimates.workloads)),
+        **held_roadmap(roadmap, estimates, catalog, solver),
     )
+
+
+def held_roadmap(
+    roadmap: Roadmap | None, estimates: Estimates, catalog: Catalog, solver: SolverOptions
+) -> dict[str, Any]:
+    """A sample's ``roadmap_months`` and ``roadmap_broken``: the roadmap's months priced at its
+    figures (``placement.horizon.held``), or broken where they leave it unable to run; nothing
+    without a roadmap."""
+    if roadmap is None:
+        return {}
+    try:
+        months = held_roadmap_months(roadmap, estimates, catalog, solver)
+    except RoadmapBroken:
+        return {"roadmap_broken": True}
+    return {"roadmap_months": tuple(m.cost_usd for m in months)}
 
 
 def solve_held(

@@ -6,6 +6,8 @@
 3. Each sample planned (``evaluate``) in batches of tens, on local worker processes or a Dask
    cluster (``comparing.batch.Runner``); a sample that fails is recorded, not fatal.
 4. The summary (``summary``): spreads, regret, chances, shares and drivers.
+5. With ``horizon``: the point roadmap too, held fixed in every sample, month by month
+   (``held_roadmap``): the fan chart of its monthly cost.
 
 Where no figure varies (every range of zero width), every sample is the point case: it is
 planned once and its plan is every sample's.
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,6 +27,7 @@ from placement.comparing.batch import Runner, planned_inventory
 from placement.errors import PlacementInputError
 from placement.formulating.first_stage import FirstStage
 from placement.models.catalog import Catalog
+from placement.models.plan import Roadmap
 from placement.models.risk import RiskResult
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory
@@ -39,6 +42,7 @@ from placement.uncertainty.evaluate import (
     placement_frame,
     staying_usd,
 )
+from placement.uncertainty.held_roadmap import horizon_summary, point_roadmap_months
 from placement.uncertainty.limits import DEFAULT_SAMPLES, MAX_SAMPLES
 from placement.uncertainty.sampling import (
     Figure,
@@ -78,11 +82,13 @@ def risk(
     input_format: str | None = None,
     sheet: str | None = None,
     scenario: Scenario | None = None,
+    horizon: int | None = None,
 ) -> RiskResult:
     """Plan the inventory at the catalog's points, then in ``samples`` draws of its ranges
     (see the module's docstring); ``workers`` local processes (default: every core) or the Dask
     cluster at ``scheduler`` plan the samples. ``scenario`` (from ``read_scenario``) changes the
-    catalog and the inventory first: the futures are drawn around its figures."""
+    catalog and the inventory first: the futures are drawn around its figures. ``horizon``
+    (months) also plans the roadmap and prices it, held fixed, in every sample."""
     if not 1 <= samples <= MAX_SAMPLES:
         raise PlacementInputError(
             [f"--samples {samples}: expected a whole number from 1 to {MAX_SAMPLES:,}"],
@@ -103,16 +109,33 @@ def risk(
     figures = uncertain_figures(model) + inventory_figures(inv.workloads, model)
     values = draw_values(model, figures, seed, samples)
     stage = first_stage_of(point.solution)
+    planned = None if horizon is None else plan(inv, given, solver, horizon=horizon)
+    roadmap, point_months = (
+        (None, None) if planned is None else point_roadmap_months(planned, model, solver)
+    )
     if figures:
-        outcomes = _sampled(
-            inv, model, figures, values, stage, solver, workers, scheduler, progress
-        )
+        work = Work(stage, solver, roadmap)
+        outcomes = _sampled(inv, model, figures, values, work, workers, scheduler, progress)
     else:
-        outcomes = [replace(_point_outcome(point, solver), index=i) for i in range(samples)]
+        point_outcome = _point_outcome(point, solver, point_months, roadmap is not None)
+        outcomes = [replace(point_outcome, index=i) for i in range(samples)]
         if progress:
             progress(samples, samples)
     result = _summarise(point, model, figures, values, outcomes, seed, solver)
-    return result.model_copy(update={"scenario": scenario.name if scenario else None})
+    update: dict[str, object] = {"scenario": scenario.name if scenario else None}
+    if planned is not None:
+        update["horizon"] = horizon_summary(planned, point_months, figures, values, outcomes)
+    return result.model_copy(update=update)
+
+
+@dataclass(frozen=True)
+class Work:
+    """What each sample is asked: the base plan's first stage to hold, how to solve, and the
+    roadmap to hold month by month (``--horizon``; None without)."""
+
+    stage: FirstStage
+    solver: SolverOptions
+    roadmap: Roadmap | None
 
 
 def _sampled(
@@ -120,8 +143,7 @@ def _sampled(
     catalog: Catalog,
     figures: list[Figure],
     values: np.ndarray,
-    stage: FirstStage,
-    solver: SolverOptions,
+    work: Work,
     workers: int | None,
     scheduler: str | None,
     progress: SampleProgress | None,
@@ -132,7 +154,9 @@ def _sampled(
     size = _batch_size(count, runner.workers if scheduler is None else 8)
     document = catalog_document(catalog)
     batches = [
-        SampleBatch(inventory, document, tuple(figures), chunk, stage, solver)
+        SampleBatch(
+            inventory, document, tuple(figures), chunk, work.stage, work.solver, work.roadmap
+        )
         for chunk in sample_chunks(values, range(count), size)
     ]
 
@@ -151,8 +175,14 @@ def _batch_size(samples: int, workers: int) -> int:
     return max(1, min(largest, max(smallest, math.ceil(samples / (4 * max(workers, 1))))))
 
 
-def _point_outcome(point: PlanResult, solver: SolverOptions) -> SampleOutcome:
-    """The point case as a sample: its plan is the point plan, held or not."""
+def _point_outcome(
+    point: PlanResult,
+    solver: SolverOptions,
+    roadmap_months: tuple[float, ...] | None = None,
+    with_roadmap: bool = False,
+) -> SampleOutcome:
+    """The point case as a sample: its plan is the point plan, held or not, and with a
+    roadmap its months priced at the points (broken where even they cannot hold it)."""
     objective = point.solve.objective if point.solve.has_solution else None
     no_migration = point.plan.baselines.all_h100_optimal_usd
     return SampleOutcome(
@@ -162,6 +192,8 @@ def _point_outcome(point: PlanResult, solver: SolverOptions) -> SampleOutcome:
         all_h100_usd=no_migration,
         staying_usd=staying_usd(point.estimates, point.catalog, solver, no_migration),
         placement=placement_by_position(point.solution, len(point.estimates.workloads)),
+        roadmap_months=roadmap_months,
+        roadmap_broken=with_roadmap and roadmap_months is None,
     )
 
 

@@ -1,0 +1,200 @@
+"""A roadmap held fixed, priced month by month at other figures (``placement risk --horizon``).
+
+The roadmap's decisions stay as it made them: where each workload runs each month (its interim
+place, then its target from the month it moves), each port and migration programme from the
+month it starts, each commitment it buys for its term. What the figures change is what they
+cost: a month's chips in use (volumes, throughputs, the month's growth ``phi_j(m)``), the rates,
+the commitments' prices and the one-offs.
+
+With every purchase fixed no variable links two months, so each month is priced alone: the
+steady state's month model with its placement given and its commitments held as constants
+(``placement.horizon.pricing.add_month``, as the roadmap's own pricing builds it),
+
+.. math:: \\mathit{cost}_m = \\min \\sum_{a,t} w_t c_a (D_{a,m,t} - \\mathit{cov}_{a,m,t})
+    + \\sum_q P_q (\\bar z_{q,m} + o_{q,m}) + \\sum_p H (\\bar Z_{p,m} + O_{p,m})
+    + \\mathit{one\\text{-}offs}_m
+
+an LP (the cover chosen within what is held, whole chips where part chips overstate it,
+``placement.solving.whole_chips``), ``bar z_{q,m}`` the units the roadmap bought and still holds
+in month ``m``, ``o_{q,m}`` those owned then, and the one-offs those of the ports and programmes
+the roadmap starts in month ``m`` and of the workloads it moves off where they run today then.
+At the figures the roadmap was planned with, the months cost what the roadmap reports.
+
+A month whose placement the figures make impossible (a workload's place no longer feasible:
+its memory, latency or a feature) has no cost: :class:`RoadmapBroken` says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pulp
+
+from placement.estimating import Estimates
+from placement.estimating.economics.commitments import CommitmentBook, commitment_book
+from placement.estimating.economics.one_offs import (
+    migration_one_off_usd,
+    porting_one_off_usd,
+    switching_one_off_usd,
+)
+from placement.estimating.economics.rates import on_demand_rates
+from placement.formulating.model import catalog_keys
+from placement.formulating.month import Held, Month
+from placement.horizon.formulation import epoch_options, owned_in_month
+from placement.horizon.pricing import (
+    OnDemandRows,
+    add_month,
+    month_grid,
+    month_on_demand,
+    on_demand_rows,
+    placement_by_month,
+    rows_in_month,
+)
+from placement.horizon.timeline import month_factors
+from placement.models.catalog import Catalog
+from placement.models.plan import Roadmap
+from placement.solving.solver import SolverOptions
+from placement.solving.whole_chips import Months, solve_in_whole_chips
+
+
+class RoadmapBroken(Exception):
+    """The figures leave a workload of the roadmap unable to run where the roadmap has it."""
+
+
+@dataclass(frozen=True)
+class HeldMonth:
+    """One month of a held roadmap at some figures (USD)."""
+
+    month: int
+    on_demand_usd: float
+    commitments_usd: float
+    one_offs_usd: float
+
+    @property
+    def cost_usd(self) -> float:
+        return self.on_demand_usd + self.commitments_usd + self.one_offs_usd
+
+
+def held_roadmap_months(
+    roadmap: Roadmap, estimates: Estimates, catalog: Catalog, solver: SolverOptions
+) -> list[HeldMonth]:
+    """Every month of ``roadmap`` priced at the figures of ``estimates`` and ``catalog`` (see
+    the module). Raises :class:`RoadmapBroken` where a month's placement cannot run."""
+    months = roadmap.horizon_months
+    workloads = estimates.workloads
+    ids = workloads["id"].astype(str).tolist()
+    factors = month_factors(workloads, months)
+    placement = placement_by_month(roadmap.workloads, ids, factors, months)
+    on_demand = on_demand_rows(epoch_options(estimates, catalog, months), catalog)
+    book = commitment_book(catalog)
+    grid = month_grid(estimates.options["load_profile"], catalog)
+    keys = catalog_keys(catalog)
+    rates = on_demand_rates(catalog)
+    one_offs = _one_offs(roadmap, catalog, factors, ids)
+    priced = []
+    for m, pairs in enumerate(placement, start=1):
+        _check_runs(on_demand, pairs, m, ids)
+        problem = pulp.LpProblem(f"held_m{m:03d}", pulp.LpMinimize)
+        month = Month(tag=(f"m{m:03d}",))
+        held = _held(roadmap, book, m)
+        frame = rows_in_month(factors, pairs, on_demand, catalog, m)
+        add_month(problem, book, grid, month, held, frame, catalog, keys)
+        paid = month_on_demand(month, grid, rates)
+        problem.setObjective(paid)
+        rounds = Months(problem, [(month, held)], list(month.flexible.values()), book, grid, keys)
+        result = solve_in_whole_chips(rounds, rates, solver.solver, solver.time_limit_s, solver.gap)
+        if not result.has_solution:
+            raise RoadmapBroken(f"month {m}: {result.termination}")
+        priced.append(
+            HeldMonth(
+                month=m,
+                on_demand_usd=float(pulp.value(paid) or 0.0),
+                commitments_usd=_commitments_usd(roadmap, book, catalog, m),
+                one_offs_usd=one_offs.get(m, 0.0),
+            )
+        )
+    return priced
+
+
+def _check_runs(
+    on_demand: OnDemandRows, pairs: list[tuple[int, str]], m: int, ids: list[str]
+) -> None:
+    """Raise :class:`RoadmapBroken` where a (workload, accelerator) of month ``m`` is not a
+    feasible option at these figures."""
+    rows, position = on_demand[max(s for s in on_demand if s <= m)]
+    broken = [
+        f"{ids[j]} on {acc}"
+        for j, acc in pairs
+        if (j, acc) not in position or not bool(rows["feasible"].iat[position[(j, acc)]])
+    ]
+    if broken:
+        raise RoadmapBroken(f"month {m}: {', '.join(broken[:3])} can no longer run there")
+
+
+def _held(roadmap: Roadmap, book: CommitmentBook, m: int) -> Held:
+    """What the roadmap's commitments hold in month ``m``: its purchases within their term
+    (constants) and what is owned still."""
+    bought: dict[str, float] = {}
+    for p in roadmap.purchases:
+        if p.month <= m < p.month + p.term_months:
+            amount = p.units if p.units is not None else p.usd_per_hour or 0.0
+            bought[p.product] = bought.get(p.product, 0.0) + float(amount)
+    return Held(
+        units={
+            q.key: (
+                pulp.LpAffineExpression(constant=bought.get(q.key, 0.0)),
+                owned_in_month(book, q.key, m)[0],
+            )
+            for q in book.reservations
+        },
+        usd={
+            p.key: (
+                pulp.LpAffineExpression(constant=bought.get(p.key, 0.0)),
+                owned_in_month(book, p.key, m)[0],
+            )
+            for p in book.savings_plans
+        },
+    )
+
+
+def _commitments_usd(roadmap: Roadmap, book: CommitmentBook, catalog: Catalog, m: int) -> float:
+    """Month ``m``'s commitment payments at these figures: owned ones while they last, the
+    roadmap's purchases while held (``add_commitment_payments``'s months)."""
+    hours = catalog.economics.hours_per_month.value
+    unit_price = {q.key: q.unit_monthly_usd for q in book.reservations}
+    paid = sum(owned_in_month(book, key, m)[1] for key in _product_keys(book))
+    for p in roadmap.purchases:
+        if p.month <= m < p.month + p.term_months:
+            if p.units is not None:
+                paid += p.units * unit_price[p.product]
+            else:
+                paid += (p.usd_per_hour or 0.0) * hours
+    return paid
+
+
+def _product_keys(book: CommitmentBook) -> list[str]:
+    return [q.key for q in book.reservations] + [p.key for p in book.savings_plans]
+
+
+def _one_offs(
+    roadmap: Roadmap, catalog: Catalog, factors: np.ndarray, ids: list[str]
+) -> dict[int, float]:
+    """The one-offs each month pays at these figures: the ports and programmes the roadmap
+    starts then, and its moves off where workloads run today (``placement.horizon.checks``
+    counts them the same way)."""
+    paid: dict[int, float] = {}
+    for step in roadmap.steps:
+        usd = (
+            porting_one_off_usd(catalog, step.platform)
+            if step.item == "port"
+            else migration_one_off_usd(catalog, step.platform)
+        )
+        paid[step.start_month] = paid.get(step.start_month, 0.0) + usd
+    switching = switching_one_off_usd(catalog)
+    runs = {w: bool(factors[j].any()) for j, w in enumerate(ids)}
+    for w in roadmap.workloads:
+        moves = w.current_accelerator and w.current_accelerator != w.target_accelerator
+        if moves and runs[w.workload_id] and w.ready_month is not None:
+            paid[w.ready_month] = paid.get(w.ready_month, 0.0) + switching
+    return paid
