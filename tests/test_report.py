@@ -135,6 +135,47 @@ def test_bad_requests_are_refused_cleanly(tmp_path: Path) -> None:
     assert not (tmp_path / "r.html").exists()
 
 
+def test_a_risk_over_a_horizon_draws_the_roadmaps_fan(tmp_path: Path) -> None:
+    small, risk = tmp_path / "five.csv", tmp_path / "risk.json"
+    small.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:6]))
+    done = invoke("risk", small, "--samples", "3", "--horizon", "3", "--workers", "1",
+                  "--format", "json", "-o", risk)  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    months = json.loads(risk.read_text())["horizon"]["months"]
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    done = invoke("report", small, "--horizon", "3", "--risk", risk, "--html", html, "--md", md)
+    assert done.exit_code == 0, done.stderr
+    text = html.read_text(encoding="utf-8")
+    assert 'id="chart-fan"' in text and "Over 3 months the roadmap, held fixed, costs" in text
+    assert EXTERNAL.findall(text) == []
+    markdown = md.read_text(encoding="utf-8")
+    assert "| month | planned | P10 | P50 | P90 |" in markdown
+    assert len(months) == 3 and all(f"| {m['month']} | $" in markdown for m in months)
+    if CHROMIUM is not None:
+        events = _browser_events(html)
+        assert events == []
+
+
+def _browser_events(html: Path) -> list[str]:
+    """Open ``html`` in headless Chromium: every console message, page error and fetch, and
+    every chart narrower than 100 px."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    events: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.on("console", lambda m: events.append(f"console {m.type}: {m.text}"))
+        page.on("pageerror", lambda e: events.append(f"page error: {e}"))
+        page.on("request", lambda r: r.url != html.as_uri() and events.append(f"fetch {r.url}"))
+        page.goto(html.as_uri())
+        charts = page.locator("figure svg")
+        for i in range(charts.count()):
+            if charts.nth(i).bounding_box()["width"] <= 100:
+                events.append(f"chart {i} narrower than 100 px")
+        browser.close()
+    return events
+
+
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (.ci/run installs Debian's)")
 def test_the_report_renders_in_a_real_browser(sample_report: tuple[Path, Path]) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")

@@ -230,6 +230,33 @@ def risk_chart(result: RiskResult) -> Figure | None:
     return figure
 
 
+def fan_chart(result: RiskResult) -> Figure | None:
+    """The roadmap held fixed over the sampled futures (``risk --horizon``): each month's P10
+    to P90 shaded, its median as a line, and the month as planned dashed."""
+    horizon = result.horizon
+    if horizon is None or not horizon.months:
+        return None
+    months = [m for m in horizon.months if m.p10 is not None and m.p90 is not None]
+    if not months:
+        return None
+    xs = [m.month for m in months]
+    figure = _figure(8, 3.8)
+    ax = figure.subplots()
+    ax.fill_between(xs, [m.p10 or 0.0 for m in months], [m.p90 or 0.0 for m in months],
+                    step="mid", alpha=0.35, color=COLOURS["plan"], label="P10 to P90")  # fmt: skip
+    ax.step(xs, [m.p50 or 0.0 for m in months], where="mid", color=COLOURS["plan"],
+            label="median")  # fmt: skip
+    ax.step(xs, [m.planned_usd for m in horizon.months if m.p10 is not None], where="mid",
+            color="black", linestyle="--", linewidth=1, label="as planned")  # fmt: skip
+    _dollar_axis(ax.yaxis)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("month")
+    ax.set_ylabel("cost that month")
+    ax.legend(fontsize="x-small", loc="lower right")
+    ax.grid(True, axis="y", alpha=0.3)
+    return figure
+
+
 def tornado_chart(result: RiskResult, shown: int = 10) -> Figure | None:
     """The figures that move the optimum most: each one's effect from its low to its high."""
     drivers = result.drivers[:shown]

@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from placement.comparing.whatif import WhatIfResult
 from placement.models.numbers import usd
 from placement.models.plan import Plan
-from placement.models.risk import RiskResult
+from placement.models.risk import RiskHorizon, RiskResult
 from placement.models.sweep import SweepSummary
 from placement.reporting import charts
 from placement.reporting.records import markdown_table
+from placement.reporting.risk import FAN_HEADERS, horizon_sentence
 from placement.reporting.risk import headline as risk_headline
 from placement.reporting.sweep import break_even_lines, sweep_cells, sweep_markdown
 
@@ -266,6 +267,15 @@ def risk_table(result: RiskResult) -> Table:
     return Table(["monthly cost", "P10", "P50", "P90"], rows)
 
 
+def fan_table(horizon: RiskHorizon) -> Table:
+    """Every month of the held roadmap over the futures."""
+    rows = [
+        [str(m.month), usd(m.planned_usd), usd(m.p10), usd(m.p50), usd(m.p90)]
+        for m in horizon.months
+    ]
+    return Table(FAN_HEADERS, rows, frozenset(range(len(FAN_HEADERS))))
+
+
 # ----------------------------------------------------------------------------------- Markdown
 
 
@@ -283,6 +293,9 @@ def report_markdown(given: ReportInput) -> str:
     if given.risk is not None:
         out.append(f"\n## The risk\n\n{risk_headline(given.risk)}\n\n")
         out.append(risk_table(given.risk).markdown())
+        if given.risk.horizon is not None:
+            out.append(f"\n{horizon_sentence(given.risk.horizon)}\n\n")
+            out.append(fan_table(given.risk.horizon).markdown())
     if given.whatif is not None:
         out.append(f"\n## What if\n\n{whatif_table(given.whatif).markdown()}")
     if given.sweep is not None:
@@ -431,6 +444,15 @@ def report_html(given: ReportInput) -> str:
                    lambda: charts.risk_chart(risk)),
             _chart("tornado", "What moves the optimum most.", lambda: charts.tornado_chart(risk)),
         ]  # fmt: skip
+        if risk.horizon is not None:
+            parts += [
+                f"<p>{html.escape(horizon_sentence(risk.horizon))}</p>",
+                _chart("fan", "The roadmap held fixed: each month's cost over the sampled "
+                       "futures (P10 to P90 shaded, the median drawn, as planned dashed).",
+                       lambda: charts.fan_chart(risk)),
+                "<details><summary>Month by month over the futures</summary>",
+                table_html(fan_table(risk.horizon)), "</details>",
+            ]  # fmt: skip
     parts += [
         "<h2>Where the money goes</h2>",
         _chart("cost", "The plan's monthly cost beside its baselines.",
