@@ -96,11 +96,55 @@ def _one_job(hours: float) -> object:
 
 def test_the_schema_is_created_by_its_migrations(db_url: str) -> None:
     history = History(db_url)
-    assert history.revision() == history.head() == "0001"
+    assert history.revision() == history.head() == "0002"
     inspector = sa.inspect(history.engine)
     assert {"runs", "alembic_version"} <= set(inspector.get_table_names())
+    assert "risk_json" in {c["name"] for c in inspector.get_columns("runs")}
     History(db_url)  # opening again is a no-op
+    assert history.revision() == "0002"
+
+
+def _downgrade(history: History, revision: str) -> None:
+    """Take the schema back to ``revision``, as an earlier placement left it."""
+    from alembic import command
+
+    config = history._config()
+    with history.engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.downgrade(config, revision)
+        connection.commit()
+
+
+def test_a_database_of_the_first_schema_is_upgraded_and_keeps_its_runs(db_url: str) -> None:
+    history = History(db_url)
+    result = plan(_one_job(2000))
+    run_id = history.save(result, "before-risk")
+    _downgrade(history, "0001")
     assert history.revision() == "0001"
+    columns = {c["name"] for c in sa.inspect(history.engine).get_columns("runs")}
+    assert "risk_json" not in columns and "plan_json" in columns
+    again = History(db_url)  # opened by this placement: upgraded in place
+    assert again.revision() == "0002"
+    saved = again.get(run_id)
+    assert saved.plan == result.plan and saved.risk is None
+    assert again.list()["risk_samples"].isna().all()
+
+
+def test_a_run_saved_with_its_risk_comes_back_with_it(db_url: str) -> None:
+    from placement.uncertainty.risk import risk_with_point_plan
+
+    risk, point = risk_with_point_plan(_one_job(2000), samples=3, seed=4, workers=1)
+    history = History(db_url)
+    run_id = history.save(point, "with-risk", risk=risk)
+    plain = history.save(point, "without")
+    saved = history.get(run_id)
+    assert saved.risk == risk and saved.plan == point.plan
+    assert history.get(plain).risk is None
+    listed = history.list().set_index("id")
+    assert listed.at[run_id, "risk_samples"] == 3
+    assert listed.at[run_id, "risk_pays_probability"] == risk.probability_beats_all_h100
+    assert listed.at[run_id, "risk_held_p90_usd"] == risk.base_plan_cost_usd.p90
+    assert pd.isna(listed.at[plain, "risk_samples"])
 
 
 def test_a_saved_run_comes_back_whole(db_url: str) -> None:
@@ -230,6 +274,31 @@ def test_the_cli_saves_lists_shows_and_diffs(db_url: str) -> None:
         line = next(line for line in lines if line.split()[:2] == [str(run["id"]), run["cycle"]])
         assert f"${round(run['objective_monthly_usd']):,}" in line
         assert run["catalog_sha256"][:8] in line and run["catalog_sha256"][:9] not in line
+
+
+def test_risk_save_keeps_the_point_plan_and_its_risk(tmp_path: Path) -> None:
+    db, out = str(tmp_path / "h.sqlite"), tmp_path / "risk.json"
+    args = ("--samples", "3", "--seed", "2", "--workers", "1", "--db", db)
+    done = invoke("risk", SAMPLE, *args, "--save", "--cycle", "2027-Q1", "--format", "json",
+                  "-o", out)  # fmt: skip
+    assert done.exit_code == 0, done.stderr
+    assert "saved as run 1 (cycle 2027-Q1)" in done.stderr
+    risk = json.loads(out.read_text())
+    assert invoke("plan", SAMPLE, "--save", "--cycle", "2027-Q2", "--db", db, "-q").exit_code == 0
+    [first, second] = json.loads(invoke("history", "--db", db, "--format", "json").stdout)
+    assert first["risk_samples"] == 3 and second["risk_samples"] is None
+    assert first["risk_pays_probability"] == risk["probability_beats_all_h100"]
+    assert first["risk_held_p50_usd"] == risk["base_plan_cost_usd"]["p50"]
+    assert first["objective_monthly_usd"] == pytest.approx(risk["point_plan_cost_usd"], abs=0.02)
+    table = invoke("history", "--db", db, env={"COLUMNS": "100"}).stdout
+    assert "pays" in table and f"{100 * risk['probability_beats_all_h100']:.0f}%" in table
+    shown = invoke("show", "2027-Q1", "--db", db, env={"COLUMNS": "100"}).stdout
+    assert "In 3 sampled futures (seed 2), migrating pays in" in " ".join(shown.split())
+    report = tmp_path / "r.md"
+    done = invoke("report", "-", "--run", "2027-Q1", "--db", db, "--md", report)
+    assert done.exit_code == 0, done.stderr
+    assert "## The risk" in report.read_text()
+    assert invoke("risk", SAMPLE, *args, "--save").exit_code == 2  # --save needs --cycle
 
 
 def test_save_needs_a_cycle_and_an_unknown_run_is_a_clear_error(tmp_path: Path) -> None:

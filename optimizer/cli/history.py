@@ -64,6 +64,8 @@ def _title(records: list[dict[str, Any]]) -> str:
     versions = {r.get("tool_version") for r in records}
     if len(versions) == 1 and (version := versions.pop()):
         title += f" (placement {version})"
+    if any(r.get("risk_samples") for r in records):
+        title += "; pays: how likely migrating pays, from 'risk --save'"
     return title
 
 
@@ -75,9 +77,11 @@ def _readable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs as people read them, narrow enough to read across at 80 columns: money in
     dollars, the time to the minute, hashes short (as git shows commits); the scenario left
     out where no run has one, the input and the tool's version where every run has the same
-    (the title names them)."""
+    (the title names them); of a saved risk, only how likely migrating pays ("pays"), where
+    some run has one."""
     from placement.models.numbers import usd
 
+    any_risk = any(r.get("risk_samples") for r in records)
     same_version = len({r.get("tool_version") for r in records}) <= 1
     same_input = len({r.get("input_path") for r in records}) <= 1
     any_scenario = any(r.get("scenario") for r in records)
@@ -87,6 +91,10 @@ def _readable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for key, value in record.items():
             if key == "objective_monthly_usd":
                 row["monthly"] = usd(value)
+            elif key.startswith("risk_"):
+                # One narrow column: how likely migrating pays (risk --save); the rest in JSON.
+                if key == "risk_pays_probability" and any_risk:
+                    row["pays"] = "" if value is None else f"{100 * value:.0f}%"
             elif key == "saved_at" and isinstance(value, str):
                 row["saved"] = value.replace("T", " ")[:16]
             elif key.endswith("sha256"):
@@ -111,14 +119,32 @@ def _readable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @output_options
 @guard
 def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: bool) -> None:
-    """One saved run's plan (RUN: its id, or a cycle label for that cycle's latest run)."""
+    """One saved run's plan (RUN: its id, or a cycle label for that cycle's latest run), and
+    the risk saved with it (risk --save) in a sentence; 'placement report --run RUN' shows it
+    whole."""
     from placement.reporting import render_plan
     from placement.storing import History
 
     if output is not None:
         check_output_path(output)
     saved = History(db).get(run)
-    emit(lambda console: render_plan(saved.plan, fmt, None, console), output, quiet)
+    risk = saved.risk
+
+    def render(console: Console) -> str:
+        text = render_plan(saved.plan, fmt, None, console)
+        if risk is None or fmt not in ("table", "md"):
+            return text
+        # The run's risk (risk --save), in a sentence after its plan; whole in 'report'.
+        from rich.text import Text
+
+        from placement.reporting.risk import headline
+        from placement.reporting.terminal import render_text
+
+        if fmt == "md":
+            return f"{text}\n## The risk\n\n{headline(risk)}\n"
+        return text + "\n" + render_text(console, [Text(headline(risk))]).rstrip("\n") + "\n"
+
+    emit(render, output, quiet)
 
 
 def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:

@@ -14,19 +14,18 @@ from placement.cli.shared import (
     FiniteFloatRange,
     catalog_options,
     catalog_source,
-    db_option,
-    deliver_held,
     emit,
     guard,
     horizon_option,
-    interrupts_held,
     inventory_options,
+    opened_history,
     output_options,
+    save_options,
+    save_run,
     scenario_at,
     scenario_option,
     seed_option,
 )
-from placement.models.labels import label_problem
 from placement.solving.choices import DEFAULT_GAP, SOLVERS
 from placement.uncertainty.limits import DEFAULT_ROBUST_SAMPLES, MAX_ROBUST_SAMPLES
 from placement.writing.files import TextParts, check_output_path, is_regular_target, write_files
@@ -117,13 +116,7 @@ def _view(
     type=click.Path(dir_okay=False),
     help="Also write the MILP to this file (.lp or .mps).",
 )
-@click.option(
-    "--save",
-    is_flag=True,
-    help="Save the run (inventory, catalog, scenario, plan) as a planning cycle; needs --cycle.",
-)
-@click.option("--cycle", metavar="LABEL", help="The planning cycle's label, e.g. 2027-Q1.")
-@db_option
+@save_options
 @click.option(
     "--top",
     type=click.IntRange(min=0),
@@ -215,12 +208,6 @@ def plan_command(
     for path in outputs:
         if path is not None:
             check_output_path(path)
-    if save and not cycle:
-        raise click.UsageError("--save needs --cycle LABEL (e.g. --cycle 2027-Q1)")
-    if cycle and not save:
-        raise click.UsageError("--cycle is the label of a saved run: add --save")
-    if cycle and (wrong := label_problem(cycle)):
-        raise click.BadParameter(f"expected {wrong}", param_hint="--cycle")
     if alternatives is not None and horizon is not None:
         raise click.UsageError(
             "--alternatives varies the steady-state plan; it does not combine with --horizon"
@@ -232,12 +219,7 @@ def plan_command(
     if not robust and (samples is not None or cvar is not None):
         raise click.UsageError("--samples and --cvar go with --robust")
     scenario = scenario_at(scenario_path)
-    history = None
-    if save:  # opened first: a bad --db fails before solving
-        from placement.storing import History  # the database's libraries take 0.3 s to load
-
-        history = History(db)
-        history.check_writable()
+    history = opened_history(save, cycle, db)
     catalog = catalog_source(catalog_path, overrides)
     with stage_status(quiet) as progress:
         result = plan(
@@ -284,12 +266,7 @@ def plan_command(
             quiet,
         )
     # Saved once the output is written: a database that refuses the run loses no plan.
-    if history is not None and cycle:
-        with interrupts_held() as held:  # a run is saved whole or not at all, and said so
-            run_id = history.save(result, cycle, scenario.text if scenario is not None else None)
-        if not quiet or held:
-            click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.shown_url}", err=True)
-        deliver_held(held)
+    save_run(history, result, cycle, scenario, quiet)
     sys.exit(result.exit_code)
 
 

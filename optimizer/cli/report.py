@@ -192,6 +192,7 @@ def report_command(
 
         saved = History(db).get(run_id)
         made, title = saved.plan, f"Placement plan: cycle {saved.cycle} (run {saved.id})"
+        risk = risk or saved.risk  # the run's own risk (risk --save), unless --risk gives one
     elif _is_plan(document := _json_document(inventory)):
         made, title = _plan_from(inventory, document), f"Placement plan: {Path(inventory).name}"
     else:

@@ -12,15 +12,18 @@ from placement.cli.shared import (
     catalog_source,
     emit,
     guard,
-    horizon_option,
     inventory_options,
+    opened_history,
     output_options,
     progress_bar,
+    save_options,
+    save_run,
     scenario_at,
     scenario_option,
     seed_option,
 )
 from placement.errors import EXIT_OK, EXIT_UNPLACED
+from placement.horizon.limits import MAX_HORIZON_MONTHS
 from placement.uncertainty.limits import DEFAULT_SAMPLES, MAX_SAMPLES
 from placement.writing.files import check_output_path
 
@@ -39,10 +42,18 @@ from placement.writing.files import check_output_path
     "Apply a what-if scenario file first (its catalog settings and inventory changes; "
     "--set still has the last word): the futures are drawn around the scenario's figures."
 )
-@horizon_option
+@click.option(
+    "--horizon",
+    type=click.IntRange(min=1, max=MAX_HORIZON_MONTHS),
+    metavar="MONTHS",
+    help="Also plan the roadmap over this many months (as 'plan --horizon') and price it, "
+    "held fixed, in every future, month by month: JSON adds 'horizon' (the fan chart of its "
+    "monthly cost). See docs/risk.md.",
+)
 @inventory_options
 @catalog_options
 @batch_options
+@save_options
 @output_options
 @guard
 def risk_command(
@@ -60,6 +71,9 @@ def risk_command(
     gap: float,
     workers: int | None,
     scheduler: str | None,
+    save: bool,
+    cycle: str | None,
+    db: str | None,
     fmt: str,
     output: str | None,
     quiet: bool,
@@ -73,7 +87,8 @@ def risk_command(
     figures move the cost most and how often each workload lands on Trainium2. Samples run in
     parallel (--workers, or a Dask cluster with --scheduler); the results are the same either
     way for a seed. With --horizon it also plans the roadmap and prices it, held fixed, in
-    every future, month by month: the fan chart of its monthly cost (JSON 'horizon').
+    every future, month by month: the fan chart of its monthly cost (JSON 'horizon'). --save
+    keeps the point plan and its risk as a planning cycle (history, show and report read it).
 
     \b
     Examples:
@@ -82,6 +97,7 @@ def risk_command(
         placement risk inv.csv --set accelerators.h100.on_demand_usd_per_chip_hour.low=3
         placement risk inv.csv --scenario inputs/scenarios/h100_price_cut.yaml
         placement risk inv.csv --samples 50 --horizon 12 --format json -o fan.json
+        placement risk inv.csv --samples 200 --save --cycle 2027-Q1
 
     Exit code 0: the point plan places every workload; 2: bad input; 3: it leaves workloads
     unplaced or has no solution.
@@ -89,15 +105,16 @@ def risk_command(
     from placement.comparing.batch import planned_inventory
     from placement.reporting.risk import render_risk
     from placement.solving.solver import SolverOptions
-    from placement.uncertainty.risk import risk
+    from placement.uncertainty.risk import risk_with_point_plan
 
     if output is not None:
         check_output_path(output)
     source = catalog_source(catalog_path, overrides)
     inv = planned_inventory(inventory, source, input_format, sheet)
     scenario = scenario_at(scenario_path)
+    history = opened_history(save, cycle, db)
     with progress_bar(quiet, "sampling") as advance:
-        result = risk(
+        result, point = risk_with_point_plan(
             inv,
             source,
             samples=samples,
@@ -110,4 +127,5 @@ def risk_command(
             horizon=horizon,
         )
     emit(lambda console: render_risk(result, fmt, console), output, quiet)
+    save_run(history, point, cycle, scenario, quiet, risk=result)
     sys.exit(EXIT_OK if result.point_plan_complete else EXIT_UNPLACED)

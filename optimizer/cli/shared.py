@@ -42,7 +42,10 @@ from placement.writing.files import STDOUT, Content, write_files
 if TYPE_CHECKING:
     from placement.catalog import CatalogSource
     from placement.models.plan import Plan
+    from placement.models.risk import RiskResult
+    from placement.pipeline import PlanResult
     from placement.scenarios import Scenario
+    from placement.storing import History
 
 DEBUG_ENV = "PLACEMENT_DEBUG"
 """Set to show the traceback of an internal error instead of a one-line message."""
@@ -156,6 +159,59 @@ db_option = click.option(
     "~/.local/share/placement/history.sqlite).",
 )
 """``--db``: where planning cycles are saved (plan --save, history, show, diff)."""
+
+
+def save_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--save``, ``--cycle LABEL`` and ``--db``: save the run as a planning cycle."""
+    f = db_option(f)
+    f = click.option("--cycle", metavar="LABEL", help="The planning cycle's label, e.g. 2027-Q1.")(
+        f
+    )
+    return click.option(
+        "--save",
+        is_flag=True,
+        help="Save the run (inventory, catalog, scenario, plan) as a planning cycle; "
+        "needs --cycle.",
+    )(f)
+
+
+def opened_history(save: bool, cycle: str | None, db: str | None) -> History | None:
+    """The history database a run is saved to (None without --save), opened and checked
+    writable before any solve, so that a bad --db fails before the work."""
+    from placement.models.labels import label_problem
+
+    if save and not cycle:
+        raise click.UsageError("--save needs --cycle LABEL (e.g. --cycle 2027-Q1)")
+    if cycle and not save:
+        raise click.UsageError("--cycle is the label of a saved run: add --save")
+    if cycle and (wrong := label_problem(cycle)):
+        raise click.BadParameter(f"expected {wrong}", param_hint="--cycle")
+    if not save:
+        return None
+    from placement.storing import History  # the database's libraries take 0.3 s to load
+
+    history = History(db)
+    history.check_writable()
+    return history
+
+
+def save_run(
+    history: History | None,
+    result: PlanResult,
+    cycle: str | None,
+    scenario: Scenario | None,
+    quiet: bool,
+    risk: RiskResult | None = None,
+) -> None:
+    """Save the run (after its output is written: a database that refuses it loses nothing),
+    whole or not at all, and say where."""
+    if history is None or not cycle:
+        return
+    with interrupts_held() as held:  # a run is saved whole or not at all, and said so
+        run_id = history.save(result, cycle, scenario.text if scenario is not None else None, risk)
+    if not quiet or held:
+        click.echo(f"saved as run {run_id} (cycle {cycle}) in {history.shown_url}", err=True)
+    deliver_held(held)
 
 
 horizon_option = click.option(

@@ -60,6 +60,7 @@ from placement.comparing.diff import (
 from placement.errors import PlacementInputError
 from placement.models.catalog import Catalog
 from placement.models.plan import Plan
+from placement.models.risk import RiskResult
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.reading import Inventory, read_inventory
 from placement.storing.schema import runs
@@ -100,6 +101,7 @@ class SavedRun:
     inventory: Inventory
     catalog: Catalog
     scenario_yaml: str | None
+    risk: RiskResult | None = None  # saved by ``placement risk --save``
 
     @property
     def objective(self) -> float | None:
@@ -377,8 +379,14 @@ class History:
                 title="invalid option",
             ) from None
 
-    def save(self, result: PlanResult, cycle: str, scenario_yaml: str | None = None) -> int:
-        """Store a run; returns its id."""
+    def save(
+        self,
+        result: PlanResult,
+        cycle: str,
+        scenario_yaml: str | None = None,
+        risk: RiskResult | None = None,
+    ) -> int:
+        """Store a run (with ``risk``, the risk result of its plan); returns its id."""
         plan_ = result.plan
         row = {
             "cycle": cycle,
@@ -395,6 +403,7 @@ class History:
             "catalog_json": result.catalog.model_dump_json(),
             "scenario_yaml": scenario_yaml,
             "plan_json": plan_.model_dump_json(),
+            **_risk_columns(risk),
         }
         with self.engine.begin() as connection:
             key = connection.execute(insert(runs).values(**row)).inserted_primary_key
@@ -414,10 +423,16 @@ class History:
             runs.c.input_path,
             runs.c.catalog_sha256,
             runs.c.tool_version,
+            runs.c.risk_samples,
+            runs.c.risk_pays_probability,
+            runs.c.risk_held_p50_usd,
+            runs.c.risk_held_p90_usd,
         ]
         with self.engine.connect() as connection:
             rows = connection.execute(select(*columns).order_by(runs.c.id)).mappings().all()
-        return pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in columns])
+        frame = pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in columns])
+        # A whole number, also beside runs saved without a risk (missing, not NaN).
+        return frame.astype({"risk_samples": "Int64"})
 
     def get(self, run: int | str) -> SavedRun:
         """A saved run by id, or the latest of a cycle by its label."""
@@ -449,6 +464,9 @@ class History:
             inventory=_inventory_from(row["inventory_json"], catalog),
             catalog=catalog,
             scenario_yaml=row["scenario_yaml"],
+            risk=None
+            if row["risk_json"] is None
+            else RiskResult.model_validate_json(row["risk_json"]),
         )
 
     def diff(
@@ -502,6 +520,19 @@ class History:
 
 MAX_ATTRIBUTED = 12
 """Changed catalog figures given their own effect (one re-solve each); the rest are listed."""
+
+
+def _risk_columns(risk: RiskResult | None) -> dict[str, Any]:
+    """A risk result as the runs table keeps it: its summary, and the whole as JSON."""
+    if risk is None:
+        return {}
+    return {
+        "risk_samples": risk.samples,
+        "risk_pays_probability": risk.probability_beats_all_h100,
+        "risk_held_p50_usd": risk.base_plan_cost_usd.p50,
+        "risk_held_p90_usd": risk.base_plan_cost_usd.p90,
+        "risk_json": risk.model_dump_json(),
+    }
 
 
 def _attributed(

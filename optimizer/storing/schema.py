@@ -27,4 +27,10 @@ runs = Table(
     Column("catalog_json", Text, nullable=False),  # the effective catalog, validated
     Column("scenario_yaml", Text),  # the scenario file's text, if one was applied
     Column("plan_json", Text, nullable=False),  # the plan JSON, provenance included
+    # ``placement risk --save`` (migration 0002): the point plan's risk, summed up and whole.
+    Column("risk_samples", Integer),
+    Column("risk_pays_probability", Float),  # probability_beats_all_h100
+    Column("risk_held_p50_usd", Float),  # base_plan_cost_usd.p50
+    Column("risk_held_p90_usd", Float),
+    Column("risk_json", Text),  # the risk result's JSON
 )

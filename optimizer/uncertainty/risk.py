@@ -84,11 +84,44 @@ def risk(
     scenario: Scenario | None = None,
     horizon: int | None = None,
 ) -> RiskResult:
+    """The risk result of ``risk_with_point_plan`` (the same arguments)."""
+    result, _ = risk_with_point_plan(
+        inventory,
+        catalog,
+        samples,
+        seed,
+        solver,
+        workers,
+        scheduler,
+        progress,
+        input_format,
+        sheet,
+        scenario,
+        horizon,
+    )
+    return result
+
+
+def risk_with_point_plan(
+    inventory: str | os.PathLike[str] | Inventory,
+    catalog: Catalog | CatalogSource | None = None,
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    solver: SolverOptions | None = None,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: SampleProgress | None = None,
+    input_format: str | None = None,
+    sheet: str | None = None,
+    scenario: Scenario | None = None,
+    horizon: int | None = None,
+) -> tuple[RiskResult, PlanResult]:
     """Plan the inventory at the catalog's points, then in ``samples`` draws of its ranges
     (see the module's docstring); ``workers`` local processes (default: every core) or the Dask
     cluster at ``scheduler`` plan the samples. ``scenario`` (from ``read_scenario``) changes the
     catalog and the inventory first: the futures are drawn around its figures. ``horizon``
-    (months) also plans the roadmap and prices it, held fixed, in every sample."""
+    (months) also plans the roadmap and prices it, held fixed, in every sample. Returns the
+    result and the point plan it stands on (what ``risk --save`` saves beside it)."""
     if not 1 <= samples <= MAX_SAMPLES:
         raise PlacementInputError(
             [f"--samples {samples}: expected a whole number from 1 to {MAX_SAMPLES:,}"],
@@ -125,7 +158,7 @@ def risk(
     update: dict[str, object] = {"scenario": scenario.name if scenario else None}
     if planned is not None:
         update["horizon"] = horizon_summary(planned, point_months, figures, values, outcomes)
-    return result.model_copy(update=update)
+    return result.model_copy(update=update), point
 
 
 @dataclass(frozen=True)
