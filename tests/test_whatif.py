@@ -322,3 +322,32 @@ def test_a_scheduler_with_no_worker_or_a_server_that_is_not_dask_is_a_clear_erro
         assert "--scheduler" in result.stderr
     finally:
         web.shutdown()
+
+
+def test_each_plan_of_a_comparison_has_its_risk_over_the_same_draws(tmp_path: Path) -> None:
+    from placement.comparing.batch import planned_inventory
+    from placement.uncertainty.risk import risk
+
+    source = read_catalog()
+    five = tmp_path / "five.csv"
+    five.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:6]))
+    inventory = planned_inventory(str(five), source)
+    cut = read_scenario(SCENARIOS / "h100_price_cut.yaml")
+    result = whatif(inventory, [cut], source, workers=1, samples=3, seed=5)
+    base, scenario = result.outcomes
+    assert base.risk == risk(inventory, source, 3, 5, workers=1)
+    assert scenario.risk == risk(inventory, source, 3, 5, workers=1, scenario=cut)
+    row = result.summary().set_index("scenario").loc["h100-price-cut"]
+    assert scenario.risk is not None
+    assert row["risk_held_p90_usd"] == scenario.risk.base_plan_cost_usd.p90
+    assert row["risk_pays_probability"] == scenario.risk.probability_beats_all_h100
+    args = ("whatif", five, SCENARIOS / "h100_price_cut.yaml", "--samples", "3", "--seed", "5",
+            "--workers", "1")  # fmt: skip
+    document = json.loads(invoke(*args, "--format", "json").stdout)
+    assert set(document["risk"]) == {"base", "h100-price-cut"}
+    assert document["summary"][0]["risk_samples"] == 3
+    table = invoke(*args, env={"COLUMNS": "100"}).stdout
+    assert "over 3 futures:" in table and "migrating pays" in table
+    assert "risk_held_p50_usd" in invoke(*args, "--format", "csv").stdout
+    plain = invoke("whatif", five, SCENARIOS / "h100_price_cut.yaml", "--workers", "1")
+    assert "futures" not in plain.stdout

@@ -17,7 +17,9 @@ from placement.cli.shared import (
     inventory_options,
     output_options,
     progress_bar,
+    seed_option,
 )
+from placement.uncertainty.limits import MAX_SAMPLES
 from placement.writing.files import check_output_path
 
 
@@ -28,6 +30,14 @@ from placement.writing.files import check_output_path
 @catalog_options
 @batch_options
 @horizon_option
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1, max=MAX_SAMPLES),
+    help="Also each plan's risk over this many futures drawn from the catalog's ranges (as "
+    "'placement risk'; the same draws for every plan): how likely migrating pays, the plan "
+    "held fixed (P10/P50/P90) and its regret. See docs/risk.md.",
+)
+@seed_option("The draws' seed, with --samples.")
 @output_options
 @guard
 def whatif_command(
@@ -43,6 +53,8 @@ def whatif_command(
     workers: int | None,
     scheduler: str | None,
     horizon: int | None,
+    samples: int | None,
+    seed: int,
     fmt: str,
     output: str | None,
     quiet: bool,
@@ -60,6 +72,7 @@ def whatif_command(
         placement whatif inputs/sample_inventory.csv inputs/scenarios/*.yaml
         placement whatif inv.csv cut.yaml --format json -o whatif.json
         placement whatif inv.csv a.yaml b.yaml --scheduler tcp://10.0.0.5:8786
+        placement whatif inv.csv inputs/scenarios/h100_price_cut.yaml --samples 50
 
     Exit code 0: every plan places every workload; 2: bad input; 3: some plan leaves
     workloads unplaced or has no solution.
@@ -85,6 +98,8 @@ def whatif_command(
             scheduler=scheduler,
             progress=advance,
             horizon=horizon,
+            samples=samples,
+            seed=seed,
         )
     emit(lambda console: render_comparison(result, fmt, console), output, quiet)
     sys.exit(batch_exit_code([o.plan for o in result.outcomes]))

@@ -7,7 +7,7 @@ bad one fails the whole command (exit 2) with nothing planned.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pandas as pd
@@ -23,6 +23,7 @@ from placement.comparing.batch import (
 from placement.comparing.diff import PlanDiff, plan_diff
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
+from placement.models.risk import RiskResult
 from placement.pipeline import SolverOptions
 from placement.reading import Inventory
 from placement.scenarios import Scenario, ScenarioError, check_scenario
@@ -39,6 +40,7 @@ class Outcome:
     scenario: Scenario | None
     plan: Plan
     diff: PlanDiff | None
+    risk: RiskResult | None = None  # with ``samples``: its plan over sampled futures
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class WhatIfResult:
 
     def summary(self) -> pd.DataFrame:
         """One row per plan: the figures planners compare (see :func:`summary_row`)."""
-        return pd.DataFrame([summary_row(o.name, o.plan) for o in self.outcomes])
+        return pd.DataFrame([summary_row(o.name, o.plan, o.risk) for o in self.outcomes])
 
     def moves(self) -> pd.DataFrame:
         """Every scenario's moves and repricings against the base, one row each."""
@@ -69,11 +71,16 @@ class WhatIfResult:
 
     def record(self) -> dict[str, Any]:
         """JSON-ready: the summary rows, each scenario's diff, and every plan."""
-        return {
-            "summary": [summary_row(o.name, o.plan) for o in self.outcomes],
+        record = {
+            "summary": [summary_row(o.name, o.plan, o.risk) for o in self.outcomes],
             "diffs": {o.name: o.diff.record() for o in self.outcomes if o.diff is not None},
             "plans": {o.name: o.plan.model_dump(mode="json") for o in self.outcomes},
         }
+        if any(o.risk is not None for o in self.outcomes):
+            record["risk"] = {
+                o.name: o.risk.model_dump(mode="json") for o in self.outcomes if o.risk
+            }
+        return record
 
 
 def chip_hours_share(plan: Plan) -> dict[str, float]:
@@ -85,8 +92,9 @@ def chip_hours_share(plan: Plan) -> dict[str, float]:
     return {acc: round(h / hours, 4) if hours else 0.0 for acc, h in sorted(by_accelerator.items())}
 
 
-def summary_row(name: str, plan: Plan) -> dict[str, Any]:
-    """The figures of one plan that a comparison shows."""
+def summary_row(name: str, plan: Plan, risk: RiskResult | None = None) -> dict[str, Any]:
+    """The figures of one plan that a comparison shows (with ``risk``, its spread over the
+    sampled futures too)."""
     costs = plan.cost_breakdown
     bought = [c for c in plan.commitments if not c.owned]
     finops = plan.finops
@@ -117,6 +125,21 @@ def summary_row(name: str, plan: Plan) -> dict[str, Any]:
         "savings_vs_greedy_usd": base.savings_vs_greedy_usd,
         "placed": len(plan.assignments),
         "unplaced": len(plan.unplaced),
+        **({} if risk is None else risk_columns(risk)),
+    }
+
+
+def risk_columns(risk: RiskResult) -> dict[str, Any]:
+    """A plan's risk as a comparison shows it: how likely migrating pays, the plan held fixed
+    (P10/P50/P90) and its mean regret, over the sampled futures."""
+    held = risk.base_plan_cost_usd
+    return {
+        "risk_samples": risk.samples,
+        "risk_pays_probability": risk.probability_beats_all_h100,
+        "risk_held_p10_usd": held.p10,
+        "risk_held_p50_usd": held.p50,
+        "risk_held_p90_usd": held.p90,
+        "risk_regret_mean_usd": risk.regret_usd.mean,
     }
 
 
@@ -129,10 +152,13 @@ def whatif(
     scheduler: str | None = None,
     progress: Progress | None = None,
     horizon: int | None = None,
+    samples: int | None = None,
+    seed: int = 0,
 ) -> WhatIfResult:
     """Plan the base and every scenario (in parallel: ``workers`` local processes, or the Dask
     cluster at ``scheduler``) and compare each with the base; ``horizon`` plans each as a
-    roadmap over that many months."""
+    roadmap over that many months. ``samples``: also each plan's risk (``placement risk``)
+    over that many futures drawn with ``seed``, the same draws for every plan."""
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
@@ -154,6 +180,17 @@ def whatif(
     names = _unique([s.name for s in scenarios])
     for name, scenario, plan in zip(names, scenarios, plans[1:], strict=True):
         outcomes.append(Outcome(name, scenario, plan, plan_diff(base, plan)))
+    if samples:
+        from placement.uncertainty.risk import risk
+
+        outcomes = [
+            replace(
+                o,
+                risk=risk(inventory, catalog, samples, seed, solver, workers, scheduler,
+                          scenario=o.scenario, horizon=horizon),
+            )
+            for o in outcomes
+        ]  # fmt: skip
     return WhatIfResult(outcomes)
 
 

@@ -58,6 +58,22 @@ def _lines(row: dict[str, Any]) -> list[tuple[str, str]]:
         ("saves vs best without migrating", _saving(row["savings_vs_all_h100_optimal_usd"])),
         ("saves vs greedy", _saving(row["savings_vs_greedy_usd"])),
         ("placed / unplaced", f"{row['placed']} / {row['unplaced']}"),
+        *_risk_lines(row),
+    ]
+
+
+def _risk_lines(row: dict[str, Any]) -> list[tuple[str, str]]:
+    """With --samples: the plan over the sampled futures."""
+    if "risk_samples" not in row or missing(row["risk_samples"]):
+        return []
+    pays = row["risk_pays_probability"]
+    return [
+        (f"over {row['risk_samples']:,} futures:", ""),
+        ("  migrating pays", "n/a" if pays is None or missing(pays) else f"{100 * pays:.0f}%"),
+        ("  held fixed P10", usd(row["risk_held_p10_usd"])),
+        ("  held fixed P50", usd(row["risk_held_p50_usd"])),
+        ("  held fixed P90", usd(row["risk_held_p90_usd"])),
+        ("  regret (mean)", usd(row["risk_regret_mean_usd"])),
     ]
 
 
