@@ -351,3 +351,12 @@ def test_each_plan_of_a_comparison_has_its_risk_over_the_same_draws(tmp_path: Pa
     assert "risk_held_p50_usd" in invoke(*args, "--format", "csv").stdout
     plain = invoke("whatif", five, SCENARIOS / "h100_price_cut.yaml", "--workers", "1")
     assert "futures" not in plain.stdout
+
+
+def test_a_commitment_change_reads_as_money_and_units() -> None:
+    from placement.comparing.diff import commitment_change_text
+
+    plan = {"product": "savings_plan_1yr", "before": 11.23431, "after": 8.43889}
+    assert commitment_change_text(plan) == "$11.23/h -> $8.44/h"
+    units = {"product": "reserved_1yr h100 x8", "before": 1.0, "after": 12.0}
+    assert commitment_change_text(units) == "1 unit -> 12 units"

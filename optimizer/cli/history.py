@@ -148,6 +148,7 @@ def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: 
 
 
 def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
+    from placement.comparing.diff import commitment_change_text
     from placement.models.numbers import usd
 
     rows: list[dict[str, Any]] = [
@@ -187,9 +188,7 @@ def _diff_records(d: CycleDiff) -> list[dict[str, Any]]:
         if items:
             rows.append({"what": label, "change": ", ".join(items)})
     for c in d.plans.commitments:
-        rows.append(
-            {"what": f"commitment {c['product']}", "change": f"{c['before']:g} -> {c['after']:g}"}
-        )
+        rows.append({"what": f"commitment {c['product']}", "change": commitment_change_text(c)})
     for w in d.workloads:
         rows.append(
             {

@@ -92,6 +92,22 @@ def _commitment_sizes(plan: Plan) -> dict[str, float]:
     return out
 
 
+def commitment_size_text(product: str, size: float) -> str:
+    """A bought commitment's size as ``_commitment_sizes`` keys it, read as money: whole units
+    of a reservation (``12 units``), a savings plan's dollars an hour (``$11.23/h``)."""
+    if " x" in product:  # a reservation: "<pricing> <accelerator> x<chips>"
+        units = round(size)
+        return f"{units:,} unit{'s' if units != 1 else ''}"
+    return f"${size:,.2f}/h"
+
+
+def commitment_change_text(change: dict[str, Any]) -> str:
+    """``before -> after`` of one of a diff's ``commitments``."""
+    product = str(change["product"])
+    before = commitment_size_text(product, float(change["before"]))
+    return f"{before} -> {commitment_size_text(product, float(change['after']))}"
+
+
 def port_label(family: str, platform: str) -> str:
     """A port as a diff names it."""
     return f"{family} -> {platform}"

@@ -15,6 +15,7 @@ import pandas as pd
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from placement.comparing.diff import commitment_change_text
 from placement.comparing.whatif import WhatIfResult
 from placement.models.numbers import missing, usd
 from placement.reporting.records import csv_text, markdown_table
@@ -103,7 +104,7 @@ def _change_lines(result: WhatIfResult) -> dict[str, list[str]]:
             if items:
                 lines.append(f"{label}: {', '.join(items)}")
         for c in d.commitments:
-            lines.append(f"commitment {c['product']}: {c['before']:g} -> {c['after']:g}")
+            lines.append(f"commitment {c['product']}: {commitment_change_text(c)}")
         if d.repriced:
             n = len(d.repriced)
             lines.append(
