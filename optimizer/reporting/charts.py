@@ -249,7 +249,8 @@ def fan_chart(result: RiskResult) -> Figure | None:
     ax.step(xs, [m.planned_usd for m in horizon.months if m.p10 is not None], where="mid",
             color="black", linestyle="--", linewidth=1, label="as planned")  # fmt: skip
     _dollar_axis(ax.yaxis)
-    ax.set_ylim(bottom=0)
+    top = max([m.p90 or 0.0 for m in months] + [m.planned_usd for m in horizon.months])
+    ax.set_ylim(0, top * 1.15 if top > 0 else 1)
     ax.set_xlabel("month")
     ax.set_ylabel("cost that month")
     ax.legend(fontsize="x-small", loc="lower right")
@@ -271,7 +272,7 @@ def tornado_chart(result: RiskResult, shown: int = 10) -> Figure | None:
     ax.axvline(0, color="black", linewidth=0.8)
     ax.tick_params(axis="y", labelsize="x-small")
     _dollar_axis(ax.xaxis)
-    ax.set_xlabel("change of the optimum, figure from its low to its high (a month)")
+    ax.set_xlabel("the optimum's change a month, figure low to high")
     return figure
 
 
