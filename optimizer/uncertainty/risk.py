@@ -147,7 +147,8 @@ def risk_with_point_plan(
         (None, None) if planned is None else point_roadmap_months(planned, model, solver)
     )
     if figures:
-        work = Work(stage, solver, roadmap)
+        placement = placement_by_position(point.solution, len(point.estimates.workloads))
+        work = Work(stage, solver, roadmap, placement)
         outcomes = _sampled(inv, model, figures, values, work, workers, scheduler, progress)
     else:
         point_outcome = _point_outcome(point, solver, point_months, roadmap is not None)
@@ -169,6 +170,7 @@ class Work:
     stage: FirstStage
     solver: SolverOptions
     roadmap: Roadmap | None
+    placement: tuple[str | None, ...]  # the base plan's, where its held solves start
 
 
 def _sampled(
@@ -188,7 +190,14 @@ def _sampled(
     document = catalog_document(catalog)
     batches = [
         SampleBatch(
-            inventory, document, tuple(figures), chunk, work.stage, work.solver, work.roadmap
+            inventory,
+            document,
+            tuple(figures),
+            chunk,
+            work.stage,
+            work.solver,
+            work.roadmap,
+            work.placement,
         )
         for chunk in sample_chunks(values, range(count), size)
     ]
