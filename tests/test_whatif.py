@@ -333,7 +333,10 @@ def test_each_plan_of_a_comparison_has_its_risk_over_the_same_draws(tmp_path: Pa
     five.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:6]))
     inventory = planned_inventory(str(five), source)
     cut = read_scenario(SCENARIOS / "h100_price_cut.yaml")
-    result = whatif(inventory, [cut], source, workers=1, samples=3, seed=5)
+    from placement.uncertainty.compared import with_risk
+
+    compared = whatif(inventory, [cut], source, workers=1)
+    result = with_risk(compared, inventory, source, 3, 5, workers=1)
     base, scenario = result.outcomes
     assert base.risk == risk(inventory, source, 3, 5, workers=1)
     assert scenario.risk == risk(inventory, source, 3, 5, workers=1, scenario=cut)

@@ -98,8 +98,22 @@ def whatif_command(
             scheduler=scheduler,
             progress=advance,
             horizon=horizon,
-            samples=samples,
-            seed=seed,
         )
+    if samples:
+        from placement.uncertainty.compared import with_risk
+
+        with progress_bar(quiet, "plans sampled") as advance:
+            result = with_risk(
+                result,
+                inv,
+                source,
+                samples,
+                seed,
+                SolverOptions(solver, time_limit, gap),
+                workers,
+                scheduler,
+                horizon,
+                advance,
+            )
     emit(lambda console: render_comparison(result, fmt, console), output, quiet)
     sys.exit(batch_exit_code([o.plan for o in result.outcomes]))

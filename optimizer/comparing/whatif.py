@@ -7,7 +7,7 @@ bad one fails the whole command (exit 2) with nothing planned.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -40,7 +40,7 @@ class Outcome:
     scenario: Scenario | None
     plan: Plan
     diff: PlanDiff | None
-    risk: RiskResult | None = None  # with ``samples``: its plan over sampled futures
+    risk: RiskResult | None = None  # its plan over sampled futures (``with_risk``)
 
 
 @dataclass(frozen=True)
@@ -152,13 +152,11 @@ def whatif(
     scheduler: str | None = None,
     progress: Progress | None = None,
     horizon: int | None = None,
-    samples: int | None = None,
-    seed: int = 0,
 ) -> WhatIfResult:
     """Plan the base and every scenario (in parallel: ``workers`` local processes, or the Dask
     cluster at ``scheduler``) and compare each with the base; ``horizon`` plans each as a
-    roadmap over that many months. ``samples``: also each plan's risk (``placement risk``)
-    over that many futures drawn with ``seed``, the same draws for every plan."""
+    roadmap over that many months. Each plan's risk is added by
+    ``placement.uncertainty.compared.with_risk``."""
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
@@ -180,17 +178,6 @@ def whatif(
     names = _unique([s.name for s in scenarios])
     for name, scenario, plan in zip(names, scenarios, plans[1:], strict=True):
         outcomes.append(Outcome(name, scenario, plan, plan_diff(base, plan)))
-    if samples:
-        from placement.uncertainty.risk import risk
-
-        outcomes = [
-            replace(
-                o,
-                risk=risk(inventory, catalog, samples, seed, solver, workers, scheduler,
-                          scenario=o.scenario, horizon=horizon),
-            )
-            for o in outcomes
-        ]  # fmt: skip
     return WhatIfResult(outcomes)
 
 
