@@ -20,7 +20,7 @@ from placement.uncertainty.risk import risk
 
 def with_risk(
     result: WhatIfResult,
-    inventory: Inventory,
+    inventory: str | Inventory,
     catalog: CatalogSource,
     samples: int,
     seed: int = 0,
