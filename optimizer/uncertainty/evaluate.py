@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
-import pulp
 
 from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import Solution
@@ -73,7 +72,6 @@ class SampleBatch:
     first_stage: FirstStage
     solver: SolverOptions
     roadmap: Roadmap | None = None
-    base_placement: tuple[str | None, ...] = ()  # the held plan's, a start for its solves
 
 
 def first_stage_of(solution: Solution | None) -> FirstStage:
@@ -114,13 +112,7 @@ def evaluate_batch(batch: SampleBatch) -> list[SampleOutcome]:
             catalog, inventory = sampled(document, batch.inventory, figures, values)
             outcomes.append(
                 evaluate_sample(
-                    index,
-                    inventory,
-                    catalog,
-                    batch.first_stage,
-                    batch.solver,
-                    batch.roadmap,
-                    batch.base_placement,
+                    index, inventory, catalog, batch.first_stage, batch.solver, batch.roadmap
                 )
             )
         except Exception as err:
@@ -135,14 +127,13 @@ def evaluate_sample(
     stage: FirstStage,
     solver: SolverOptions,
     roadmap: Roadmap | None = None,
-    base_placement: tuple[str | None, ...] = (),
 ) -> SampleOutcome:
     """The sample's optimum, baselines and held base plan (see the module's docstring), and
     the ``roadmap`` held fixed month by month where one is given (``risk --horizon``)."""
     estimates = estimate(inventory.workloads, catalog)
     greedy, result, solution = solve_from_greedy(estimates, catalog, solver)
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
-    held = held_plan_usd(estimates, catalog, stage, solver, base_placement)
+    held = held_plan_usd(estimates, catalog, stage, solver)
     optimal = best_known(result, held)
     all_h100 = baselines.all_h100_optimal_usd
     return SampleOutcome(
@@ -172,52 +163,26 @@ def held_roadmap(
 
 
 def solve_held(
-    estimates: Estimates,
-    catalog: Catalog,
-    stage: FirstStage,
-    solver: SolverOptions,
-    placement: tuple[str | None, ...] = (),
+    estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
 ) -> tuple[PlacementModel, SolveResult]:
     """The plan's model for these estimates with ``stage`` held (its sunk decisions in the
-    objective), solved as every plan is, from ``placement`` where given (the held plan's own:
-    each workload's accelerator by position; HiGHS repairs or drops it where it no longer
-    fits). Raises ``FirstStageInfeasible`` where the stage leaves a workload nowhere to run."""
+    objective), solved as every plan is. Raises ``FirstStageInfeasible`` where the stage
+    leaves a workload nowhere to run."""
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
     sunk = hold_first_stage(model, stage, catalog)
     objective = model.problem.objective
     if objective is not None:
         objective.constant += sunk
-    return model, solve_plan_model(model, catalog, solver, _placement_start(model, placement))
-
-
-def _placement_start(
-    model: PlacementModel, placement: tuple[str | None, ...]
-) -> dict[pulp.LpVariable, float] | None:
-    """``x_{j,a}`` of a placement by workload position (None: no start)."""
-    if not placement:
-        return None
-    options = model.options
-    return {
-        model.assign[oid]: float(placement[int(w)] == a)
-        for oid, w, a in zip(
-            options.index, options["workload"], options["accelerator"], strict=True
-        )
-        if oid in model.assign and int(w) < len(placement)
-    }
+    return model, solve_plan_model(model, catalog, solver)
 
 
 def held_plan_usd(
-    estimates: Estimates,
-    catalog: Catalog,
-    stage: FirstStage,
-    solver: SolverOptions,
-    placement: tuple[str | None, ...] = (),
+    estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
 ) -> float | None:
-    """The monthly cost of the sample's best placement under the held first stage (solved
-    from ``placement``, see ``solve_held``); None where the stage leaves a workload nowhere to
-    run or no placement fits it."""
+    """The monthly cost of the sample's best placement under the held first stage; None where
+    the stage leaves a workload nowhere to run or no placement fits it."""
     try:
-        _, result = solve_held(estimates, catalog, stage, solver, placement)
+        _, result = solve_held(estimates, catalog, stage, solver)
     except FirstStageInfeasible:
         return None
     return result.objective if result.has_solution else None

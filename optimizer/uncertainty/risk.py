@@ -147,8 +147,7 @@ def risk_with_point_plan(
         (None, None) if planned is None else point_roadmap_months(planned, model, solver)
     )
     if figures:
-        placement = placement_by_position(point.solution, len(point.estimates.workloads))
-        work = Work(stage, solver, roadmap, placement)
+        work = Work(stage, solver, roadmap)
         outcomes = _sampled(inv, model, figures, values, work, workers, scheduler, progress)
     else:
         point_outcome = _point_outcome(point, solver, point_months, roadmap is not None)
@@ -170,7 +169,6 @@ class Work:
     stage: FirstStage
     solver: SolverOptions
     roadmap: Roadmap | None
-    placement: tuple[str | None, ...]  # the base plan's, where its held solves start
 
 
 def _sampled(
@@ -190,14 +188,7 @@ def _sampled(
     document = catalog_document(catalog)
     batches = [
         SampleBatch(
-            inventory,
-            document,
-            tuple(figures),
-            chunk,
-            work.stage,
-            work.solver,
-            work.roadmap,
-            work.placement,
+            inventory, document, tuple(figures), chunk, work.stage, work.solver, work.roadmap
         )
         for chunk in sample_chunks(values, range(count), size)
     ]
