@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -156,9 +159,10 @@ def test_a_risk_over_a_horizon_draws_the_roadmaps_fan(tmp_path: Path) -> None:
         assert events == []
 
 
-def _browser_events(html: Path) -> list[str]:
-    """Open ``html`` in headless Chromium: every console message, page error and fetch, and
-    every chart narrower than 100 px."""
+@contextmanager
+def _in_browser(html: Path) -> Iterator[tuple[Any, list[str]]]:
+    """``html`` open in headless Chromium: the page, and every console message, page error and
+    request other than the file itself, as they come."""
     sync_api = pytest.importorskip("playwright.sync_api")
     events: list[str] = []
     with sync_api.sync_playwright() as pw:
@@ -168,26 +172,27 @@ def _browser_events(html: Path) -> list[str]:
         page.on("pageerror", lambda e: events.append(f"page error: {e}"))
         page.on("request", lambda r: r.url != html.as_uri() and events.append(f"fetch {r.url}"))
         page.goto(html.as_uri())
+        try:
+            yield page, events
+        finally:
+            browser.close()
+
+
+def _browser_events(html: Path) -> list[str]:
+    """What opening ``html`` in Chromium reports (``_in_browser``), and every chart narrower
+    than 100 px."""
+    with _in_browser(html) as (page, events):
         charts = page.locator("figure svg")
         for i in range(charts.count()):
             if charts.nth(i).bounding_box()["width"] <= 100:
                 events.append(f"chart {i} narrower than 100 px")
-        browser.close()
     return events
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (.ci/run installs Debian's)")
 def test_the_report_renders_in_a_real_browser(sample_report: tuple[Path, Path]) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
     html = sample_report[0]
-    events: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM)
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        page.on("console", lambda m: events.append(f"console {m.type}: {m.text}"))
-        page.on("pageerror", lambda e: events.append(f"page error: {e}"))
-        page.on("request", lambda r: r.url != html.as_uri() and events.append(f"fetch {r.url}"))
-        page.goto(html.as_uri())
+    with _in_browser(html) as (page, events):
         page.screenshot(path=str(html.with_suffix(".png")), full_page=True)
         charts = page.locator("figure svg")
         assert charts.count() >= 3
@@ -203,7 +208,6 @@ def test_the_report_renders_in_a_real_browser(sample_report: tuple[Path, Path]) 
         ascending = values()
         header.click()
         descending = values()
-        browser.close()
     assert events == []
     assert ascending == sorted(ascending) and descending == sorted(descending, reverse=True)
     assert html.with_suffix(".png").stat().st_size > 10_000
