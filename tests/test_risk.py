@@ -455,6 +455,15 @@ def test_a_held_roadmap_costs_its_reservations_at_each_sampled_price() -> None:
     assert two.model_dump() == result.model_dump()
 
 
+def test_a_held_roadmap_on_a_real_dask_cluster_is_the_local_one(dask_cluster: str) -> None:
+    catalog = _dear_trainium(1.6, 2.4)
+    jobs = two_jobs(catalog)
+    local = risk(jobs, catalog, samples=4, seed=3, solver=EXACT, workers=1, horizon=2)
+    remote = risk(jobs, catalog, samples=4, seed=3, solver=EXACT, scheduler=dask_cluster, horizon=2)
+    assert remote.horizon is not None and remote.horizon.total_usd.samples == 4
+    assert remote.model_dump() == local.model_dump()
+
+
 def test_zero_width_ranges_give_every_sample_the_point_roadmap() -> None:
     catalog = _dear_trainium(2.0, 2.0)
     result = risk(two_jobs(catalog), catalog, samples=4, seed=2, solver=EXACT, workers=1, horizon=2)
