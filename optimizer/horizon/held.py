@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import pulp
 
 from placement.estimating import Estimates
@@ -39,6 +40,7 @@ from placement.estimating.economics.one_offs import (
     switching_one_off_usd,
 )
 from placement.estimating.economics.rates import on_demand_rates
+from placement.estimating.profiles import SliceGrid
 from placement.formulating.model import catalog_keys
 from placement.formulating.month import Held, Month
 from placement.horizon.formulation import epoch_options, owned_in_month
@@ -93,28 +95,56 @@ def held_roadmap_months(
     rates = on_demand_rates(catalog)
     one_offs = _one_offs(roadmap, catalog, factors, ids)
     priced = []
+    # A month alike another in all it is priced from (its epoch's options, placement, demand
+    # and holdings) costs what that one does: flat demand prices once, not once a month.
+    paid_by_month: dict[tuple[object, ...], float] = {}
     for m, pairs in enumerate(placement, start=1):
         _check_runs(on_demand, pairs, m, ids)
-        problem = pulp.LpProblem(f"held_m{m:03d}", pulp.LpMinimize)
-        month = Month(tag=(f"m{m:03d}",))
         held = _held(roadmap, book, m)
-        frame = rows_in_month(factors, pairs, on_demand, catalog, m)
-        add_month(problem, book, grid, month, held, frame, catalog, keys)
-        paid = month_on_demand(month, grid, rates)
-        problem.setObjective(paid)
-        rounds = Months(problem, [(month, held)], list(month.flexible.values()), book, grid, keys)
-        result = solve_in_whole_chips(rounds, rates, solver.solver, solver.time_limit_s, solver.gap)
-        if not result.has_solution:
-            raise RoadmapBroken(f"month {m}: {result.termination}")
+        alike = (
+            max(s for s in on_demand if s <= m),
+            tuple(pairs),
+            tuple(float(factors[j, m - 1]) for j, _ in pairs),
+            tuple((q, float(b.constant), o) for q, (b, o) in sorted(held.units.items())),
+            tuple((q, float(b.constant), o) for q, (b, o) in sorted(held.usd.items())),
+        )
+        if alike not in paid_by_month:
+            frame = rows_in_month(factors, pairs, on_demand, catalog, m)
+            paid_by_month[alike] = _on_demand_usd(
+                m, frame, held, (book, grid, keys, rates), catalog, solver
+            )
         priced.append(
             HeldMonth(
                 month=m,
-                on_demand_usd=float(pulp.value(paid) or 0.0),
+                on_demand_usd=paid_by_month[alike],
                 commitments_usd=_commitments_usd(roadmap, book, catalog, m),
                 one_offs_usd=one_offs.get(m, 0.0),
             )
         )
     return priced
+
+
+def _on_demand_usd(
+    m: int,
+    frame: pd.DataFrame,
+    held: Held,
+    figures: tuple[CommitmentBook, SliceGrid, dict[str, str], dict[str, float]],
+    catalog: Catalog,
+    solver: SolverOptions,
+) -> float:
+    """What month ``m`` pays on demand with its placement (``frame``) and holdings given: the
+    month model's LP, cover counted in whole chips."""
+    book, grid, keys, rates = figures
+    problem = pulp.LpProblem(f"held_m{m:03d}", pulp.LpMinimize)
+    month = Month(tag=(f"m{m:03d}",))
+    add_month(problem, book, grid, month, held, frame, catalog, keys)
+    paid = month_on_demand(month, grid, rates)
+    problem.setObjective(paid)
+    rounds = Months(problem, [(month, held)], list(month.flexible.values()), book, grid, keys)
+    result = solve_in_whole_chips(rounds, rates, solver.solver, solver.time_limit_s, solver.gap)
+    if not result.has_solution:
+        raise RoadmapBroken(f"month {m}: {result.termination}")
+    return float(pulp.value(paid) or 0.0)
 
 
 def _check_runs(
