@@ -511,3 +511,16 @@ def test_the_command_prints_the_held_roadmap(tmp_path: Path) -> None:
     assert "# roadmap_months" in csv.stdout and "roadmap_usd" in csv.stdout
     plain = invoke("risk", small, "--samples", "2", "--seed", "1", "--format", "csv")
     assert "roadmap" not in plain.stdout
+
+
+def test_a_roadmap_with_no_solution_says_so_over_the_months_asked(tmp_path: Path) -> None:
+    small, out = tmp_path / "five.csv", tmp_path / "risk.json"
+    small.write_text("".join(SAMPLE.read_text().splitlines(keepends=True)[:6]))
+    args = ("--samples", "2", "--horizon", "3", "--time-limit", "0.000001", "--workers", "1")
+    done = invoke("risk", small, *args, "--format", "json", "-o", out)
+    assert done.exit_code == 3, done.stderr
+    horizon = json.loads(out.read_text())["horizon"]
+    assert horizon["horizon_months"] == 3 and horizon["months"] == []
+    assert horizon["planned_total_usd"] is None and horizon["roadmap_status"] == "no_solution"
+    table = invoke("risk", small, *args)
+    assert "No roadmap over 3 months (no_solution)." in table.stdout

@@ -41,15 +41,17 @@ def point_roadmap_months(
 
 
 def horizon_summary(
+    horizon: int,
     planned: PlanResult,
     point_months: tuple[float, ...] | None,
     figures: Sequence[Figure],
     values: np.ndarray,
     outcomes: Sequence[SampleOutcome],
 ) -> RiskHorizon:
-    """The spreads of the held roadmap over the samples that priced it (see the module)."""
+    """The spreads of the held roadmap over ``horizon`` months, over the samples that priced
+    it (see the module)."""
     roadmap = planned.plan.roadmap
-    months = roadmap.horizon_months if roadmap is not None else 0
+    months = roadmap.horizon_months if roadmap is not None else horizon
     good = [o for o in outcomes if o.error is None]
     priced = [o.roadmap_months for o in good if o.roadmap_months is not None]
     by_month = np.array(priced, dtype=float).reshape(len(priced), months)

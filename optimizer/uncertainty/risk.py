@@ -156,8 +156,10 @@ def risk_with_point_plan(
             progress(samples, samples)
     result = _summarise(point, model, figures, values, outcomes, seed, solver)
     update: dict[str, object] = {"scenario": scenario.name if scenario else None}
-    if planned is not None:
-        update["horizon"] = horizon_summary(planned, point_months, figures, values, outcomes)
+    if planned is not None and horizon is not None:
+        update["horizon"] = horizon_summary(
+            horizon, planned, point_months, figures, values, outcomes
+        )
     return result.model_copy(update=update), point
 
 
