@@ -14,8 +14,8 @@ from placement.estimating import estimate
 from placement.formulating.build import build_model
 from placement.pipeline import SolverOptions, plan
 from placement.reading import read_inventory
-from placement.solving.proof import proven_by, proving_cost, relative_gap, relaxation_bound
-from placement.solving.solver import solve_model
+from placement.solving.proof import proven_by, proving_cost, relaxation_bound
+from placement.solving.solver import relative_gap, solve_model
 from tests.conftest import assert_consistent
 
 PROVEN = "no search needed"

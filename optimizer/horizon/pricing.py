@@ -63,8 +63,8 @@ from placement.horizon.units import units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import RoadmapWorkload
 from placement.solving.fixing import fixed_values
-from placement.solving.proof import proving_cost, relative_gap
-from placement.solving.solver import SolveResult, SolveStatus, solve_model
+from placement.solving.proof import proving_cost
+from placement.solving.solver import SolveResult, SolveStatus, relative_gap, solve_model
 from placement.solving.whole_chips import Months, solve_in_whole_chips
 
 SCALED = ("chips", "chip_hours", "run_hours")

@@ -63,8 +63,14 @@ from placement.horizon.units import rounded_units, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.fixing import fixed_values
-from placement.solving.proof import proven_by, proving_cost, relative_gap
-from placement.solving.solver import SolveResult, SolveStatus, solve_model, stopped_when_stalled
+from placement.solving.proof import proven_by, proving_cost
+from placement.solving.solver import (
+    SolveResult,
+    SolveStatus,
+    relative_gap,
+    solve_model,
+    stopped_when_stalled,
+)
 
 CENT_USD = 0.01
 """Staying put replaces a roadmap priced dearer by more than this (below rounding)."""

@@ -23,7 +23,13 @@ from placement.estimating import Estimates
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings
 from placement.models.catalog import Catalog
-from placement.solving.solver import SolveResult, SolverOptions, SolveStatus, solve_model
+from placement.solving.solver import (
+    SolveResult,
+    SolverOptions,
+    SolveStatus,
+    relative_gap,
+    solve_model,
+)
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,6 @@ def proven_within_gap(start: SolveResult, bound: Bound, gap: float) -> SolveResu
         f"{proven:.4%} of the bound of the LP relaxation with short work pooled "
         f"(${bound.usd:,.2f} a month), no search needed",
     )
-
-
-def relative_gap(cost: float, bound: float) -> float:
-    """How far a plan costing ``cost`` may be above the optimum, by a lower bound ``bound`` on
-    every plan's cost: ``max(0, U - L) / max(|U|, 1)`` (a bound a rounding error above the
-    cost proves the plan optimal; a cost under a dollar is measured against a dollar)."""
-    return max(0.0, cost - bound) / max(abs(cost), 1.0)
 
 
 def proving_cost(bound: float, gap: float) -> float:

@@ -157,6 +157,13 @@ class _HiGHS(pulp.HiGHS):
         _run(lp.solverModel)
 
 
+def relative_gap(cost: float, bound: float) -> float:
+    """How far a plan costing ``cost`` may be above the optimum, by a lower bound ``bound`` on
+    every plan's cost: ``max(0, U - L) / max(|U|, 1)`` (a bound a rounding error above the
+    cost proves the plan optimal; a cost under a dollar is measured against a dollar)."""
+    return max(0.0, cost - bound) / max(abs(cost), 1.0)
+
+
 @dataclass(frozen=True)
 class Stall:
     """When a MILP search counts as stalled: it has branched for ``seconds`` since it began
@@ -200,8 +207,7 @@ class StallWatch:
         out = event.data_out
         now, primal = float(out.running_time), float(out.mip_primal_bound)
         if math.isfinite(primal) and (
-            not math.isfinite(self.best)
-            or primal < self.best - self.improvement * max(abs(self.best), 1.0)
+            not math.isfinite(self.best) or relative_gap(self.best, primal) > self.improvement
         ):
             self.best, self.found_s = primal, now
         if out.mip_node_count > 0 and self.branching_s is None:

@@ -38,8 +38,13 @@ from placement.formulating.month import (
 )
 from placement.models.catalog import Catalog
 from placement.solving.fixing import fixed_values
-from placement.solving.proof import relative_gap
-from placement.solving.solver import SolveResult, SolverOptions, SolveStatus, solve_model
+from placement.solving.solver import (
+    SolveResult,
+    SolverOptions,
+    SolveStatus,
+    relative_gap,
+    solve_model,
+)
 
 WHOLE_CHIP_SHARE_OF_GAP = 0.5
 """The share of the gap asked that part-chip cover may overstate a plan's cost by before the
