@@ -45,7 +45,6 @@ from placement.formulating.model import catalog_keys
 from placement.formulating.month import Held, Month
 from placement.horizon.formulation import epoch_options, owned_in_month
 from placement.horizon.pricing import (
-    OnDemandRows,
     add_month,
     month_grid,
     month_on_demand,
@@ -99,17 +98,20 @@ def held_roadmap_months(
     # and holdings) costs what that one does: flat demand prices once, not once a month.
     paid_by_month: dict[tuple[object, ...], float] = {}
     for m, pairs in enumerate(placement, start=1):
-        _check_runs(on_demand, pairs, m, ids)
-        held = _held(roadmap, book, m)
+        epoch = max(s for s in on_demand if s <= m)
+        _check_runs(on_demand[epoch], pairs, m, ids)
+        bought = _bought(roadmap, m)
+        owned = {key: owned_in_month(book, key, m) for key in _product_keys(book)}
         alike = (
-            max(s for s in on_demand if s <= m),
+            epoch,
             tuple(pairs),
             tuple(float(factors[j, m - 1]) for j, _ in pairs),
-            tuple((q, float(b.constant), o) for q, (b, o) in sorted(held.units.items())),
-            tuple((q, float(b.constant), o) for q, (b, o) in sorted(held.usd.items())),
+            tuple(sorted(bought.items())),
+            tuple((key, held) for key, (held, _) in sorted(owned.items())),
         )
         if alike not in paid_by_month:
             frame = rows_in_month(factors, pairs, on_demand, catalog, m)
+            held = _held(bought, owned, book)
             paid_by_month[alike] = _on_demand_usd(
                 m, frame, held, (book, grid, keys, rates), catalog, solver
             )
@@ -117,7 +119,7 @@ def held_roadmap_months(
             HeldMonth(
                 month=m,
                 on_demand_usd=paid_by_month[alike],
-                commitments_usd=_commitments_usd(roadmap, book, catalog, m),
+                commitments_usd=_commitments_usd(bought, owned, book, catalog),
                 one_offs_usd=one_offs.get(m, 0.0),
             )
         )
@@ -148,63 +150,68 @@ def _on_demand_usd(
 
 
 def _check_runs(
-    on_demand: OnDemandRows, pairs: list[tuple[int, str]], m: int, ids: list[str]
+    rows: tuple[pd.DataFrame, dict[tuple[int, str], int]],
+    pairs: list[tuple[int, str]],
+    m: int,
+    ids: list[str],
 ) -> None:
     """Raise :class:`RoadmapBroken` where a (workload, accelerator) of month ``m`` is not a
-    feasible option at these figures."""
-    rows, position = on_demand[max(s for s in on_demand if s <= m)]
+    feasible option at these figures (``rows``: the on-demand rows of its epoch)."""
+    options, position = rows
     broken = [
         f"{ids[j]} on {acc}"
         for j, acc in pairs
-        if (j, acc) not in position or not bool(rows["feasible"].iat[position[(j, acc)]])
+        if (j, acc) not in position or not bool(options["feasible"].iat[position[(j, acc)]])
     ]
     if broken:
         raise RoadmapBroken(f"month {m}: {', '.join(broken[:3])} can no longer run there")
 
 
-def _held(roadmap: Roadmap, book: CommitmentBook, m: int) -> Held:
-    """What the roadmap's commitments hold in month ``m``: its purchases within their term
-    (constants) and what is owned still."""
+def _bought(roadmap: Roadmap, m: int) -> dict[str, float]:
+    """What the roadmap's purchases hold in month ``m`` (within their term), by product:
+    reservation units, or a savings plan's USD per hour."""
     bought: dict[str, float] = {}
     for p in roadmap.purchases:
         if p.month <= m < p.month + p.term_months:
             amount = p.units if p.units is not None else p.usd_per_hour or 0.0
             bought[p.product] = bought.get(p.product, 0.0) + float(amount)
-    return Held(
-        units={
-            q.key: (
-                pulp.LpAffineExpression(constant=bought.get(q.key, 0.0)),
-                owned_in_month(book, q.key, m)[0],
-            )
-            for q in book.reservations
-        },
-        usd={
-            p.key: (
-                pulp.LpAffineExpression(constant=bought.get(p.key, 0.0)),
-                owned_in_month(book, p.key, m)[0],
-            )
-            for p in book.savings_plans
-        },
-    )
-
-
-def _commitments_usd(roadmap: Roadmap, book: CommitmentBook, catalog: Catalog, m: int) -> float:
-    """Month ``m``'s commitment payments at these figures: owned ones while they last, the
-    roadmap's purchases while held (``add_commitment_payments``'s months)."""
-    hours = catalog.economics.hours_per_month.value
-    unit_price = {q.key: q.unit_monthly_usd for q in book.reservations}
-    paid = sum(owned_in_month(book, key, m)[1] for key in _product_keys(book))
-    for p in roadmap.purchases:
-        if p.month <= m < p.month + p.term_months:
-            if p.units is not None:
-                paid += p.units * unit_price[p.product]
-            else:
-                paid += (p.usd_per_hour or 0.0) * hours
-    return paid
+    return bought
 
 
 def _product_keys(book: CommitmentBook) -> list[str]:
     return [q.key for q in book.reservations] + [p.key for p in book.savings_plans]
+
+
+def _held(
+    bought: dict[str, float], owned: dict[str, tuple[float, float]], book: CommitmentBook
+) -> Held:
+    """What the month's commitments hold: ``bought`` (constants) and what is owned still
+    (``owned``: per product, held and its cost, ``owned_in_month``)."""
+
+    def holding(key: str) -> tuple[pulp.LpAffineExpression, float]:
+        return pulp.LpAffineExpression(constant=bought.get(key, 0.0)), owned[key][0]
+
+    return Held(
+        units={q.key: holding(q.key) for q in book.reservations},
+        usd={p.key: holding(p.key) for p in book.savings_plans},
+    )
+
+
+def _commitments_usd(
+    bought: dict[str, float],
+    owned: dict[str, tuple[float, float]],
+    book: CommitmentBook,
+    catalog: Catalog,
+) -> float:
+    """The month's commitment payments at these figures: owned ones while they last, the
+    roadmap's purchases while held (``add_commitment_payments``'s months): ``P_q`` a
+    reservation unit, ``H`` hours a savings plan's USD per hour."""
+    hours = catalog.economics.hours_per_month.value
+    price = {q.key: q.unit_monthly_usd for q in book.reservations}
+    price.update({p.key: hours for p in book.savings_plans})
+    return sum(cost for _, cost in owned.values()) + sum(
+        amount * price[key] for key, amount in bought.items()
+    )
 
 
 def _one_offs(
