@@ -24,7 +24,7 @@ from placement.models.risk import RiskHorizon, RiskResult
 from placement.models.sweep import SweepSummary
 from placement.reporting import charts
 from placement.reporting.records import markdown_table
-from placement.reporting.risk import FAN_HEADERS, horizon_sentence
+from placement.reporting.risk import FAN_HEADERS, fan_row, horizon_sentence
 from placement.reporting.risk import headline as risk_headline
 from placement.reporting.sweep import break_even_lines, sweep_cells, sweep_markdown
 
@@ -269,10 +269,7 @@ def risk_table(result: RiskResult) -> Table:
 
 def fan_table(horizon: RiskHorizon) -> Table:
     """Every month of the held roadmap over the futures."""
-    rows = [
-        [str(m.month), usd(m.planned_usd), usd(m.p10), usd(m.p50), usd(m.p90)]
-        for m in horizon.months
-    ]
+    rows = [fan_row(m) for m in horizon.months]
     return Table(FAN_HEADERS, rows, frozenset(range(len(FAN_HEADERS))))
 
 

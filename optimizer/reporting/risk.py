@@ -17,7 +17,7 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from placement.models.numbers import figure_text, usd
-from placement.models.risk import RiskHorizon, RiskResult, Spread
+from placement.models.risk import MonthSpread, RiskHorizon, RiskResult, Spread
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -155,13 +155,15 @@ def fan_months(months: int, rows: int = FAN_ROWS) -> list[int]:
     return sorted({1 + round(i * step) for i in range(rows)})
 
 
+def fan_row(month: MonthSpread) -> list[str]:
+    """One month of the fan as its table shows it (``FAN_HEADERS``)."""
+    return [str(month.month), usd(month.planned_usd), usd(month.p10), usd(month.p50),
+            usd(month.p90)]  # fmt: skip
+
+
 def _fan_rows(horizon: RiskHorizon) -> list[list[str]]:
     shown = set(fan_months(len(horizon.months)))
-    return [
-        [str(m.month), usd(m.planned_usd), usd(m.p10), usd(m.p50), usd(m.p90)]
-        for m in horizon.months
-        if m.month in shown
-    ]
+    return [fan_row(m) for m in horizon.months if m.month in shown]
 
 
 FAN_HEADERS = ["month", "planned", "P10", "P50", "P90"]

@@ -58,6 +58,11 @@ class SampleOutcome:
     roadmap_months: tuple[float, ...] | None = None
     roadmap_broken: bool = False
 
+    @property
+    def roadmap_usd(self) -> float | None:
+        """The held roadmap's months summed (None: no roadmap priced)."""
+        return None if self.roadmap_months is None else sum(self.roadmap_months)
+
 
 @dataclass(frozen=True)
 class SampleBatch:
@@ -136,6 +141,7 @@ def evaluate_sample(
     held = held_plan_usd(estimates, catalog, stage, solver)
     optimal = best_known(result, held)
     all_h100 = baselines.all_h100_optimal_usd
+    months = None if roadmap is None else held_roadmap(roadmap, estimates, catalog, solver)
     return SampleOutcome(
         index=index,
         optimal_usd=optimal,
@@ -143,23 +149,21 @@ def evaluate_sample(
         all_h100_usd=all_h100,
         staying_usd=staying_usd(estimates, catalog, solver, all_h100),
         placement=placement_by_position(solution, len(estimates.workloads)),
-        **held_roadmap(roadmap, estimates, catalog, solver),
+        roadmap_months=months,
+        roadmap_broken=roadmap is not None and months is None,
     )
 
 
 def held_roadmap(
-    roadmap: Roadmap | None, estimates: Estimates, catalog: Catalog, solver: SolverOptions
-) -> dict[str, Any]:
-    """A sample's ``roadmap_months`` and ``roadmap_broken``: the roadmap's months priced at its
-    figures (``placement.horizon.held``), or broken where they leave it unable to run; nothing
-    without a roadmap."""
-    if roadmap is None:
-        return {}
+    roadmap: Roadmap, estimates: Estimates, catalog: Catalog, solver: SolverOptions
+) -> tuple[float, ...] | None:
+    """Each month's cost of ``roadmap`` held fixed at these figures
+    (``placement.horizon.held``); None where they leave it unable to run (broken)."""
     try:
         months = held_roadmap_months(roadmap, estimates, catalog, solver)
     except RoadmapBroken:
-        return {"roadmap_broken": True}
-    return {"roadmap_months": tuple(m.cost_usd for m in months)}
+        return None
+    return tuple(m.cost_usd for m in months)
 
 
 def solve_held(

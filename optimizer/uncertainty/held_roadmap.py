@@ -36,8 +36,7 @@ def point_roadmap_months(
     roadmap = planned.plan.roadmap
     if roadmap is None:
         return None, None
-    held = held_roadmap(roadmap, planned.estimates, catalog, solver)
-    return roadmap, held.get("roadmap_months")
+    return roadmap, held_roadmap(roadmap, planned.estimates, catalog, solver)
 
 
 def horizon_summary(
@@ -55,7 +54,7 @@ def horizon_summary(
     good = [o for o in outcomes if o.error is None]
     priced = [o.roadmap_months for o in good if o.roadmap_months is not None]
     by_month = np.array(priced, dtype=float).reshape(len(priced), months)
-    totals = {o.index: sum(o.roadmap_months) for o in good if o.roadmap_months is not None}
+    totals = {o.index: o.roadmap_usd for o in good if o.roadmap_usd is not None}
     fan = []
     if roadmap is not None and point_months is not None:
         for m, (planned_month, point) in enumerate(zip(roadmap.months, point_months, strict=True)):

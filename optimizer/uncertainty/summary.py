@@ -131,7 +131,7 @@ def sample_costs(outcome: SampleOutcome) -> SampleCosts:
         staying_usd=cents(outcome.staying_usd),
         regret_usd=cents(regret_of(outcome)),
         error=outcome.error,
-        roadmap_usd=None if outcome.roadmap_months is None else cents(sum(outcome.roadmap_months)),
+        roadmap_usd=cents(outcome.roadmap_usd),
     )
 
 
