@@ -239,3 +239,32 @@ def test_catalog_file_hash_is_of_its_bytes_and_latin1_is_refused(tmp_path: Path)
     latin1.write_bytes(text.encode("latin-1"))
     with pytest.raises(CatalogError, match="is not UTF-8; the file looks like Latin-1"):
         load_catalog(latin1)
+
+
+def test_a_settings_copy_is_a_deep_copy_that_keeps_aliases_and_leaves_the_original() -> None:
+    import copy
+
+    from placement.catalog.files import _round_trip_yaml
+    from placement.catalog.settings import copied_document
+
+    text = "# top\na: &x\n  low: 1  # why\n  high: 2\nb: *x\nc:\n  - 1\n  - {d: 2}\n"
+    document = _round_trip_yaml().load(text)
+    copied = copied_document(document)
+    assert copied == copy.deepcopy(document)
+    assert copied["a"] is copied["b"] and copied["a"] is not document["a"]
+    assert copied["c"][1] is not document["c"][1]
+    copied["a"]["low"] = 5
+    copied["c"][1]["d"] = 3
+    assert document["a"]["low"] == 1 and document["c"][1]["d"] == 2
+    assert copied["b"]["low"] == 5  # one node under an anchor, as in the file
+
+
+def test_exporting_twice_gives_the_same_text_with_its_comments() -> None:
+    from placement.catalog import catalog_to_yaml
+
+    first = catalog_to_yaml(read_catalog(overrides=["accelerators.h100.max_chips=64"]))
+    again = catalog_to_yaml(read_catalog(overrides=["accelerators.h100.max_chips=64"]))
+    plain = catalog_to_yaml(read_catalog())
+    assert first == again
+    assert "#" in plain and plain.count("#") == first.count("#")
+    assert plain == catalog_to_yaml(read_catalog())

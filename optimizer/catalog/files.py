@@ -5,6 +5,7 @@ named at once, and written back as YAML as it was written (``catalog export``).
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import io
@@ -285,8 +286,7 @@ def read_catalog(
     data, name = _read_bytes(path)
     base = _parse(_decode(data, name), name)
     # A scenario's settings first, so that --set, given on the command line, has the last word.
-    # Always a copy, even with nothing to apply: writing a round-trip document out (catalog
-    # export) moves its comments, and the parsed one is kept for the next read.
+    # Always a copy, even with nothing to apply: the parsed one is kept for the next read.
     document, applied, problems = apply_settings(base, [*settings, *overrides])
     catalog, invalid = _validate(document, base, applied, name)
     problems.extend(invalid)
@@ -446,5 +446,7 @@ def catalog_to_yaml(source: CatalogSource) -> str:
     """The catalog's YAML as written, comments included, with the overrides applied; it loads
     back to an equal catalog."""
     out = io.StringIO()
-    _round_trip_yaml().dump(source.document, out)
+    # Dumping moves comments in place, and the document shares them with the parsed one kept
+    # for the next read (``copied_document``): a copy of its own is dumped.
+    _round_trip_yaml().dump(copy.deepcopy(source.document), out)
     return out.getvalue()

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import yaml
+from ruamel.yaml.comments import CommentedMap, CommentedSeq, merge_attrib
 
 from placement.errors import CatalogError, Problem
 
@@ -81,7 +82,7 @@ def apply_settings(
 ) -> tuple[dict[str, Any], list[Override], list[Problem]]:
     """A copy of ``data`` with the overrides whose path exists applied; those overrides, and a
     problem for each of the others."""
-    result: dict[str, Any] = copy.deepcopy(data)  # a round-trip document keeps its comments
+    result: dict[str, Any] = copied_document(data)
     applied: list[Override] = []
     problems: list[Problem] = []
     for given in overrides:
@@ -105,6 +106,60 @@ def apply_settings(
         else:
             applied.append(override)
     return result, applied, problems
+
+
+def copied_document(data: Any) -> Any:
+    """A copy of a catalog document whose every mapping and list is new (setting a value in it
+    never changes ``data``), with its scalars and round-trip attributes (comments, line
+    numbers, style) shared, not copied.
+
+    ``copy.deepcopy`` copies every node's attributes too (0.025 s a copy of the packaged
+    catalog, against 0.003 s so), and a batch copies a catalog per job or sample. A node
+    aliased in ``data`` (a YAML anchor) is one node in the copy, as with ``deepcopy``. The
+    shared attributes are only read (validation's line numbers); a writer that changes them
+    (dumping moves comments) dumps a ``deepcopy`` (``catalog_to_yaml``)."""
+    return _copied(data, {})
+
+
+def _copied(node: Any, memo: dict[int, Any]) -> Any:
+    if node is None or isinstance(node, str | int | float):
+        return node  # immutable (ruamel's scalars are subclasses of these)
+    done = memo.get(id(node))
+    if done is not None:
+        return done
+    if isinstance(node, CommentedMap):
+        res = node.__class__()
+        memo[id(node)] = res
+        for key in node:
+            res[key] = _copied(node[key], memo)
+        return _with_attributes(node, res)
+    if isinstance(node, CommentedSeq):
+        seq = node.__class__()
+        memo[id(node)] = seq
+        for value in node:
+            seq.append(_copied(value, memo))
+        return _with_attributes(node, seq)
+    if isinstance(node, dict):
+        copied_map: dict[Any, Any] = {}
+        memo[id(node)] = copied_map
+        for key, value in node.items():
+            copied_map[key] = _copied(value, memo)
+        return copied_map
+    if isinstance(node, list):
+        copied_list: list[Any] = []
+        memo[id(node)] = copied_list
+        copied_list.extend(_copied(value, memo) for value in node)
+        return copied_list
+    return copy.deepcopy(node, memo)
+
+
+def _with_attributes(node: Any, res: Any) -> Any:
+    """``res`` sharing ``node``'s round-trip attributes, but for its merge keys' record, which
+    deleting a key changes in place."""
+    node.copy_attributes(res)
+    if hasattr(node, merge_attrib):
+        setattr(res, merge_attrib, copy.deepcopy(getattr(node, merge_attrib)))
+    return res
 
 
 def _set_path(data: dict[str, Any], path: str, value: Any, raw: str) -> str | None:
