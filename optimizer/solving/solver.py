@@ -154,7 +154,7 @@ class _HiGHS(pulp.HiGHS):
         if stall is not None and self.mip and self.gapRel is not None:
             self.watch = StallWatch(stall, float(self.gapRel))
             lp.solverModel.cbMipInterrupt.subscribe(self.watch)
-        _run(lp.solverModel)
+        run_highs(lp.solverModel)
 
 
 def relative_gap(cost: float, bound: float) -> float:
@@ -224,10 +224,11 @@ WAIT_STEP_S = 0.1
 SIGTERM is acted on)."""
 
 SOLVES_LEFT_RUNNING: list[highspy.Highs] = []
-"""HiGHS runs an interrupt left behind (``_run``): the command exits without waiting for them."""
+"""HiGHS runs an interrupt left behind (``run_highs``): the command exits without waiting for
+them."""
 
 
-def _run(highs: highspy.Highs) -> None:
+def run_highs(highs: highspy.Highs) -> None:
     """``highs.run()`` in a thread of its own, the main thread waiting on it in short steps.
 
     A signal's Python handler runs in the main thread between Python steps, so a solve run

@@ -37,6 +37,7 @@ from placement.models.catalog import Catalog
 from placement.models.plan import OutOfSample, RobustReport
 from placement.pipeline import PlanResult
 from placement.reading import Inventory
+from placement.solving.lshaped import solve_by_decomposition
 from placement.solving.solver import SolverOptions, solve_model
 from placement.uncertainty.evaluate import (
     StageBatch,
@@ -56,6 +57,10 @@ from placement.uncertainty.sampling import (
     uncertain_figures,
 )
 from placement.uncertainty.summary import cents
+
+UNWEIGHTED_CVAR_ALPHA = 0.95
+"""The tail's level given to the program where no ``--cvar`` weights the tail (its weight is
+then 0, and the level changes nothing)."""
 
 CONFIDENCE = 0.95
 """Of the out-of-sample interval on the gap."""
@@ -92,7 +97,9 @@ def robust_plan(
     values = draw_values(model, figures, seed, samples + fresh)
     document = catalog_document(model)
     futures = [sampled(document, point.inventory, figures, row) for row in values[:samples]]
-    program_stage, program_objective = _solve_program(point, futures, alpha, weight, solver)
+    program_stage, program_objective = _solve_program(
+        point, point_stage, futures, alpha, weight, solver
+    )
     stages = (program_stage, point_stage)
     with Runner(workers, scheduler) as runner:
         priced = _price(
@@ -138,15 +145,31 @@ def robust_plan(
 
 def _solve_program(
     point: PlanResult,
+    point_stage: FirstStage,
     futures: list[tuple[Catalog, Inventory]],
     alpha: float | None,
     weight: float,
     solver: SolverOptions,
 ) -> tuple[FirstStage, float | None]:
-    """The stochastic program's first stage over the samples, and its objective."""
+    """The stochastic program's first stage over the samples, and its objective: by
+    decomposition from the point plan's first stage (``solving.lshaped``), else (another
+    solver, a sample the method cannot price) as the extensive form."""
     ids = point.estimates.workloads["id"].tolist()
+    catalogs = [c for c, _ in futures]
     models = [build_model(estimate(inv.workloads, c).options, ids, c) for c, inv in futures]
-    form = extensive_form(models, [c for c, _ in futures], alpha or 0.95, weight)
+    decomposed = solve_by_decomposition(
+        models,
+        catalogs,
+        point_stage,
+        alpha or UNWEIGHTED_CVAR_ALPHA,
+        weight,
+        solver.solver,
+        solver.time_limit_s,
+        solver.gap,
+    )
+    if decomposed is not None:
+        return decomposed.stage, decomposed.objective
+    form = extensive_form(models, catalogs, alpha or UNWEIGHTED_CVAR_ALPHA, weight)
     result = solve_model(form, solver.solver, solver.time_limit_s, solver.gap)
     if not result.has_solution:
         return FirstStage.nothing(), None
