@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 
 from placement.pipeline import plan
-from placement.reporting.report import ReportInput, payback_months, report_html
+from placement.reporting.decision import payback_months
+from placement.reporting.report import ReportInput, report_html
 from tests.test_cli import assert_clean_failure, invoke
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -30,8 +30,8 @@ from placement.models.plan import (
     Roadmap,
     RobustReport,
 )
+from placement.reporting.decision import decision_sentence
 from placement.reporting.records import csv_text, markdown_table
-from placement.reporting.report import decision_sentence
 from placement.reporting.roadmap import (
     MONTH_HEADERS,
     month_rows,
