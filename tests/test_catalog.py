@@ -268,3 +268,28 @@ def test_exporting_twice_gives_the_same_text_with_its_comments() -> None:
     assert first == again
     assert "#" in plain and plain.count("#") == first.count("#")
     assert plain == catalog_to_yaml(read_catalog())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a: yes\nb: 0o12\nc: 1:30\nd: 012\ne: 1_000\nf: on\ng: .inf\nh: 2.20\ni: 1e3\n",
+        "j: 2026-01-01\nk: ~\nl: 0x1F\nm: +12\nn: .5\no: 'quoted'\np: [1, {q: null}]\n",
+        "base: &b {low: 1, high: 2}\nother:\n  <<: *b\n  point: 1.5\n",
+    ],
+)
+def test_the_quick_parse_reads_every_value_as_the_round_trip_parse_does(text: str) -> None:
+    from placement.catalog.files import _parse_plain, _round_trip_yaml
+
+    assert _parse_plain(text) == _round_trip_yaml().load(text)
+
+
+@pytest.mark.parametrize("name", [None, "aws-2026"])
+def test_a_catalog_read_quickly_is_the_catalog_read_round_trip(name: str | None) -> None:
+    from placement.catalog.files import _parse, _read_bytes, _validate
+
+    source = read_catalog(name)
+    data, label = _read_bytes(name)
+    base = _parse(data.decode("utf-8"), label)
+    assert source.catalog == _validate(base, base, [], label)[0]
+    assert base == _parse(source.text, label) and source.document == base
