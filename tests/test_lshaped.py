@@ -119,3 +119,16 @@ def test_another_solver_is_left_to_the_extensive_form() -> None:
         _models(futures), catalogs, FirstStage.nothing(), 0.9, 0.0, "cbc", None, GAP
     )
     assert found is None
+
+
+def test_a_time_limit_ends_the_rounds_without_an_error() -> None:
+    catalogs, futures = _futures(10, 3, 1)
+    models = _models(futures)
+    bounds = [(v.lowBound, v.upBound) for m in models for v in m.units.values()]
+    found = solve_by_decomposition(
+        models, catalogs, FirstStage.nothing(), 0.9, 0.0, "highs", 1e-9, GAP
+    )
+    # Nothing priced in time: the caller solves the extensive form instead, its first-stage
+    # columns as they were.
+    assert found is None
+    assert [(v.lowBound, v.upBound) for m in models for v in m.units.values()] == bounds

@@ -130,6 +130,8 @@ def _rounds(
     time_limit_s: float | None,
     gap: float,
 ) -> Decomposed | None:
+    """The rounds of the method (see the module): every sample priced at ``x``, its cut added,
+    then the master's next ``x``, until the bound proves the best or the time is up."""
     started = time.perf_counter()
     master, first, theta = _master(samples, alpha, weight)
     x = {key: _start_value(key, start, var) for key, var in first.items()}
@@ -141,10 +143,14 @@ def _rounds(
         for k, sample in enumerate(samples):
             cost, slopes = _sample_cost(sample, x, _left(time_limit_s, started))
             if cost is None:
-                return None
+                break
             costs.append(cost)
             cut = pulp.lpSum(slope * (first[key] - x[key]) for key, slope in slopes.items())
             master.addConstraint(theta[k] >= cost + cut, f"cut_{rounds}_{k}")
+        if len(costs) < len(samples):
+            if best is not None and _left(time_limit_s, started) == 0.0:
+                break  # the run's time is up: the best first stage priced stands
+            return None
         upper = _program_objective(costs, alpha, weight)
         if best is None or upper < best[0]:
             best = (upper, dict(x))
@@ -274,7 +280,9 @@ def _sample_cost(
         result = solve_model(sample.model, "highs", time_limit_s, 0.0, relax=True)
         if result.status is not SolveStatus.OPTIMAL or result.objective is None:
             return None, {}
-        sample.highs = sample.model.problem.solverModel
+        # None where nothing was left to solve (every column fixed): solved so again.
+        highs = getattr(sample.model.problem, "solverModel", None)
+        sample.highs = highs if isinstance(highs, highspy.Highs) else None
         duals = {key: float(var.dj or 0.0) for key, var in sample.columns.items()}
         objective = result.objective
     else:
