@@ -127,35 +127,26 @@ def _copied(node: Any, memo: dict[int, Any]) -> Any:
     done = memo.get(id(node))
     if done is not None:
         return done
-    if isinstance(node, CommentedMap):
-        res = node.__class__()
-        memo[id(node)] = res
+    if isinstance(node, dict):  # CommentedMap too
+        mapping = node.__class__()
+        memo[id(node)] = mapping
         for key in node:
-            res[key] = _copied(node[key], memo)
-        return _with_attributes(node, res)
-    if isinstance(node, CommentedSeq):
-        seq = node.__class__()
-        memo[id(node)] = seq
+            mapping[key] = _copied(node[key], memo)
+        return _with_attributes(node, mapping)
+    if isinstance(node, list):  # CommentedSeq too
+        sequence = node.__class__()
+        memo[id(node)] = sequence
         for value in node:
-            seq.append(_copied(value, memo))
-        return _with_attributes(node, seq)
-    if isinstance(node, dict):
-        copied_map: dict[Any, Any] = {}
-        memo[id(node)] = copied_map
-        for key, value in node.items():
-            copied_map[key] = _copied(value, memo)
-        return copied_map
-    if isinstance(node, list):
-        copied_list: list[Any] = []
-        memo[id(node)] = copied_list
-        copied_list.extend(_copied(value, memo) for value in node)
-        return copied_list
+            sequence.append(_copied(value, memo))
+        return _with_attributes(node, sequence)
     return copy.deepcopy(node, memo)
 
 
 def _with_attributes(node: Any, res: Any) -> Any:
-    """``res`` sharing ``node``'s round-trip attributes, but for its merge keys' record, which
-    deleting a key changes in place."""
+    """``res`` sharing ``node``'s round-trip attributes (a ruamel node's: a plain one has
+    none), but for its merge keys' record, which deleting a key changes in place."""
+    if not isinstance(node, CommentedMap | CommentedSeq):
+        return res
     node.copy_attributes(res)
     if hasattr(node, merge_attrib):
         setattr(res, merge_attrib, copy.deepcopy(getattr(node, merge_attrib)))
