@@ -73,6 +73,23 @@ def _shared(
     return shared
 
 
+def join_first_stage(
+    form: ExtensiveForm, model: PlacementModel
+) -> dict[pulp.LpVariable, pulp.LpVariable]:
+    """Each first-stage variable of ``model`` mapped to the form's shared one for its key
+    (made on first sight)."""
+    shared: dict[pulp.LpVariable, pulp.LpVariable] = {}
+    for key, var in model.units.items():
+        shared[var] = _shared(form.problem, form.units, key, var)
+    for key, var in model.plan_usd.items():
+        shared[var] = _shared(form.problem, form.plan_usd, key, var)
+    for pair, var in model.port.items():
+        shared[var] = _shared(form.problem, form.port, pair, var)
+    for platform, var in model.adopt.items():
+        shared[var] = _shared(form.problem, form.adopt, platform, var)
+    return shared
+
+
 def extensive_form(
     models: list[PlacementModel],
     catalogs: list[Catalog],
@@ -85,15 +102,7 @@ def extensive_form(
     form = ExtensiveForm(pulp.LpProblem("robust", pulp.LpMinimize))
     mapping: list[dict[pulp.LpVariable, pulp.LpVariable]] = []
     for k, model in enumerate(models):
-        shared: dict[pulp.LpVariable, pulp.LpVariable] = {}
-        for key, var in model.units.items():
-            shared[var] = _shared(form.problem, form.units, key, var)
-        for key, var in model.plan_usd.items():
-            shared[var] = _shared(form.problem, form.plan_usd, key, var)
-        for pair, var in model.port.items():
-            shared[var] = _shared(form.problem, form.port, pair, var)
-        for platform, var in model.adopt.items():
-            shared[var] = _shared(form.problem, form.adopt, platform, var)
+        shared = join_first_stage(form, model)
         mapping.append(shared)
         for var in model.problem.variables():
             if var in shared:
@@ -112,29 +121,42 @@ def extensive_form(
         cost = pulp.LpAffineExpression(
             [(mapping[k].get(v, v), c) for v, c in objective.items()], constant=objective.constant
         )
-        cost.addInPlace(_absent_first_stage_cost(form, model, catalog))
+        cost.addInPlace(absent_first_stage_cost(form, model, catalog))
         form.costs.append(cost)
-    weight = 1.0 / len(models)
-    expected = pulp.LpAffineExpression()
-    for cost in form.costs:
-        expected.addInPlace(cost * weight)
-    objective = expected * (1 - cvar_weight)
-    if cvar_weight > 0:
-        eta = form.problem.add_variable("cvar_eta")
-        tail = pulp.LpAffineExpression([(eta, 1.0)])
-        for k, cost in enumerate(form.costs):
-            excess = form.problem.add_variable(f"cvar_excess_s{k}", 0)
-            form.problem.addConstraint(excess - cost + eta >= 0, f"cvar_excess_s{k}")
-            tail.addInPlace(excess, weight / (1 - cvar_alpha))
-        objective.addInPlace(tail * cvar_weight)
-    form.problem.setObjective(objective)
+    program_objective(form.problem, form.costs, cvar_alpha, cvar_weight)
     return form
 
 
-def _absent_first_stage_cost(
+def program_objective(
+    problem: pulp.LpProblem,
+    costs: list[pulp.LpAffineExpression],
+    cvar_alpha: float,
+    cvar_weight: float,
+) -> None:
+    """Set ``problem``'s objective to the program's over the sample costs ``c_k`` (equal
+    weights): ``(1 - omega) sum_k p_k c_k``, plus with ``omega > 0`` the CVaR term and its rows
+    ``u_k >= c_k - eta`` (see the module's docstring)."""
+    weight = 1.0 / len(costs)
+    expected = pulp.LpAffineExpression()
+    for cost in costs:
+        expected.addInPlace(cost * weight)
+    objective = expected * (1 - cvar_weight)
+    if cvar_weight > 0:
+        eta = problem.add_variable("cvar_eta")
+        tail = pulp.LpAffineExpression([(eta, 1.0)])
+        for k, cost in enumerate(costs):
+            excess = problem.add_variable(f"cvar_excess_s{k}", 0)
+            problem.addConstraint(excess - cost + eta >= 0, f"cvar_excess_s{k}")
+            tail.addInPlace(excess, weight / (1 - cvar_alpha))
+        objective.addInPlace(tail * cvar_weight)
+    problem.setObjective(objective)
+
+
+def absent_first_stage_cost(
     form: ExtensiveForm, model: PlacementModel, catalog: Catalog
 ) -> pulp.LpAffineExpression:
-    """The sample's cost of first-stage decisions its own model has no variable for."""
+    """The sample's cost of the form's first-stage decisions its own model has no variable
+    for, at its catalog's prices."""
     prices = unmodelled_prices(model, catalog)
     expr = pulp.LpAffineExpression()
     for key, usd in prices.units.items():

@@ -43,15 +43,20 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 import highspy
 import numpy as np
 import pulp
 
-from placement.formulating.first_stage import FirstStage, unmodelled_prices
+from placement.formulating.first_stage import FirstStage
 from placement.formulating.model import PlacementModel
+from placement.formulating.stochastic import (
+    ExtensiveForm,
+    absent_first_stage_cost,
+    join_first_stage,
+    program_objective,
+)
 from placement.models.catalog import Catalog
 from placement.solving.fixing import kept_bounds
 from placement.solving.proof import proven_by
@@ -74,9 +79,6 @@ times wider each time the master's optimum reaches it."""
 BOX_FLOOR = 8.0
 """The smallest box of an unbounded first-stage variable (units, or USD per hour)."""
 
-Key = tuple[str, Any]
-"""A first-stage decision: ("units" | "plan_usd" | "port" | "adopt", its key)."""
-
 
 @dataclass(frozen=True)
 class Decomposed:
@@ -92,12 +94,12 @@ class Decomposed:
 
 @dataclass
 class _Sample:
-    """One sample: its model, its first-stage columns by key, what it pays for decisions it
-    has no variable for (per unit, by key), and its solved HiGHS model once solved."""
+    """One sample: its model, its first-stage columns mapped to the master's variables, what
+    it pays for the master's decisions it has no variable for, and its solved HiGHS model."""
 
     model: PlacementModel
-    columns: dict[Key, pulp.LpVariable]
-    absent: dict[Key, float]
+    shared: dict[pulp.LpVariable, pulp.LpVariable]
+    absent: pulp.LpAffineExpression = field(default_factory=pulp.LpAffineExpression)
     highs: highspy.Highs | None = None
 
 
@@ -116,13 +118,16 @@ def solve_by_decomposition(
     first-stage bounds are as before when it returns."""
     if solver != "highs" or not models:
         return None
-    samples = [_sample(model, catalog) for model, catalog in zip(models, catalogs, strict=True)]
-    every = [var for sample in samples for var in sample.columns.values()]
-    with kept_bounds(every):
-        return _rounds(samples, start, cvar_alpha, cvar_weight, time_limit_s, gap)
+    master = ExtensiveForm(pulp.LpProblem("master", pulp.LpMinimize))
+    samples = [_Sample(model, join_first_stage(master, model)) for model in models]
+    for sample, catalog in zip(samples, catalogs, strict=True):
+        sample.absent = absent_first_stage_cost(master, sample.model, catalog)
+    with kept_bounds([var for sample in samples for var in sample.shared]):
+        return _rounds(master, samples, start, cvar_alpha, cvar_weight, time_limit_s, gap)
 
 
 def _rounds(
+    master: ExtensiveForm,
     samples: list[_Sample],
     start: FirstStage,
     alpha: float,
@@ -133,10 +138,11 @@ def _rounds(
     """The rounds of the method (see the module): every sample priced at ``x``, its cut added,
     then the master's next ``x``, until the bound proves the best or the time is up."""
     started = time.perf_counter()
-    master, first, theta = _master(samples, alpha, weight)
-    x = {key: _start_value(key, start, var) for key, var in first.items()}
+    theta = _complete_master(master, samples, alpha, weight)
+    first = _first_stage_variables(master)
+    x = _start_values(master, start)
     box = _boxes(first, x)
-    best: tuple[float, dict[Key, float]] | None = None
+    best: tuple[float, dict[pulp.LpVariable, float]] | None = None
     bound: float | None = None
     for rounds in range(1, MAX_ROUNDS + 1):
         costs = []
@@ -145,8 +151,8 @@ def _rounds(
             if cost is None:
                 break
             costs.append(cost)
-            cut = pulp.lpSum(slope * (first[key] - x[key]) for key, slope in slopes.items())
-            master.addConstraint(theta[k] >= cost + cut, f"cut_{rounds}_{k}")
+            cut = pulp.lpSum(slope * (var - x[var]) for var, slope in slopes.items())
+            master.problem.addConstraint(theta[k] >= cost + cut, f"cut_{rounds}_{k}")
         if len(costs) < len(samples):
             if best is not None and _left(time_limit_s, started) == 0.0:
                 break  # the run's time is up: the best first stage priced stands
@@ -158,17 +164,15 @@ def _rounds(
             break
         if _left(time_limit_s, started) == 0.0:
             break
-        solved = solve_model(
-            _Problem(master), "highs", _left(time_limit_s, started), gap * MASTER_GAP_SHARE
-        )
+        solved = solve_model(master, "highs", _left(time_limit_s, started), gap * MASTER_GAP_SHARE)
         if not solved.has_solution:
             break
         tried = x
-        x = {key: _value(var) for key, var in first.items()}
-        boxed = [key for key, var in first.items() if key in box and x[key] >= box[key] - 1e-6]
+        x = {var: _value(var) for var in first}
+        boxed = [var for var in first if var in box and x[var] >= box[var] - 1e-6]
         if boxed:  # the master's optimum is at a box, not the program's: widen, go on
-            for key in boxed:
-                box[key] = first[key].upBound = BOX_GROWTH * box[key]
+            for var in boxed:
+                box[var] = var.upBound = BOX_GROWTH * box[var]
         elif solved.bound is not None:
             bound = solved.bound if bound is None else max(bound, solved.bound)
             # The master choosing the stage it was just told the cost of: its cuts there are
@@ -176,15 +180,10 @@ def _rounds(
             if proven_by(best[0], bound, gap) or x == tried:
                 break
     assert best is not None
-    stage = _stage(best[1])
+    for var, value in best[1].items():
+        var.varValue = value
+    stage = master.first_stage()
     return Decomposed(stage, best[0], bound, rounds, time.perf_counter() - started)
-
-
-@dataclass
-class _Problem:
-    """The master as ``solve_model`` takes a model."""
-
-    problem: pulp.LpProblem
 
 
 def _left(time_limit_s: float | None, started: float) -> float | None:
@@ -194,88 +193,70 @@ def _left(time_limit_s: float | None, started: float) -> float | None:
     return max(time_limit_s - (time.perf_counter() - started), 0.0)
 
 
-def _sample(model: PlacementModel, catalog: Catalog) -> _Sample:
-    columns: dict[Key, pulp.LpVariable] = {}
-    for kind, held in (
-        ("units", model.units),
-        ("plan_usd", model.plan_usd),
-        ("port", model.port),
-        ("adopt", model.adopt),
-    ):
-        for key, var in held.items():
-            columns[(kind, key)] = var
-    prices = unmodelled_prices(model, catalog)
-    absent: dict[Key, float] = {("units", k): usd for k, usd in prices.units.items()}
-    absent.update({("plan_usd", k): usd for k, usd in prices.plan_usd.items()})
-    # Ports and migrations a model lacks are priced by platform: the master adds the pairs.
-    absent.update({("port_platform", s): usd for s, usd in prices.port.items()})
-    absent.update({("adopt", s): usd for s, usd in prices.adopt.items() if s not in model.adopt})
-    return _Sample(model, columns, absent)
+def _first_stage_variables(master: ExtensiveForm) -> list[pulp.LpVariable]:
+    return [
+        *master.units.values(),
+        *master.plan_usd.values(),
+        *master.port.values(),
+        *master.adopt.values(),
+    ]
 
 
-def _master(
-    samples: list[_Sample], alpha: float, weight: float
-) -> tuple[pulp.LpProblem, dict[Key, pulp.LpVariable], list[pulp.LpVariable]]:
-    """The master problem before any cut: the first stage (one variable per decision any
-    sample has, bounds widened to hold every sample's), its own rows, ``theta_k`` and the
-    objective."""
-    master = pulp.LpProblem("master", pulp.LpMinimize)
-    first: dict[Key, pulp.LpVariable] = {}
-    for sample in samples:
-        for key, var in sample.columns.items():
-            if key not in first:
-                first[key] = master.add_variable(
-                    f"first_{len(first)}", var.lowBound, var.upBound, var.cat
-                )
-            shared = first[key]
-            if (var.lowBound or 0) > (shared.lowBound or 0):
-                shared.lowBound = var.lowBound
-            if shared.upBound is not None and (var.upBound is None or var.upBound > shared.upBound):
-                shared.upBound = var.upBound
+def _complete_master(
+    master: ExtensiveForm, samples: list[_Sample], alpha: float, weight: float
+) -> list[pulp.LpVariable]:
+    """The master problem before any cut: to its first stage (every sample's, joined), the
+    first stage's own rows (a sample's rows holding first-stage variables only, once each),
+    ``theta_k`` per sample and the program's objective over them. Returns the ``theta_k``."""
     seen: set[object] = set()
     for sample in samples:
-        keys = {id(var): key for key, var in sample.columns.items()}
         for row in sample.model.problem._constraints.values():
-            if not len(row) or any(id(var) not in keys for var in row):
+            if not len(row) or any(var not in sample.shared for var in row):
                 continue
-            terms = tuple(sorted((str(keys[id(v)]), c) for v, c in row.items()))
+            terms = tuple(sorted((sample.shared[v].name, c) for v, c in row.items()))
             if (terms, row.sense, row.constant) in seen:
                 continue
             seen.add((terms, row.sense, row.constant))
-            expr = pulp.LpAffineExpression([(first[keys[id(v)]], c) for v, c in row.items()])
-            master.addConstraint(
+            expr = pulp.LpAffineExpression([(sample.shared[v], c) for v, c in row.items()])
+            master.problem.addConstraint(
                 pulp.LpConstraint(expr, row.sense, f"first_{len(seen)}", -row.constant)
             )
-    theta = [master.add_variable(f"theta_{k}") for k in range(len(samples))]
-    p = 1.0 / len(samples)
-    objective = pulp.LpAffineExpression([(t, (1 - weight) * p) for t in theta])
-    if weight > 0:
-        eta = master.add_variable("cvar_eta")
-        objective.addInPlace(eta, weight)
-        for k, t in enumerate(theta):
-            excess = master.add_variable(f"cvar_excess_{k}", 0)
-            master.addConstraint(excess - t + eta >= 0, f"cvar_excess_{k}")
-            objective.addInPlace(excess, weight * p / (1 - alpha))
-    master.setObjective(objective)
-    return master, first, theta
+    theta = [master.problem.add_variable(f"theta_{k}") for k in range(len(samples))]
+    costs = [pulp.LpAffineExpression([(t, 1.0)]) for t in theta]
+    program_objective(master.problem, costs, alpha, weight)
+    return theta
 
 
-def _boxes(first: dict[Key, pulp.LpVariable], x: dict[Key, float]) -> dict[Key, float]:
+def _start_values(master: ExtensiveForm, start: FirstStage) -> dict[pulp.LpVariable, float]:
+    """The point plan's first stage, in the master's variables and within their bounds."""
+    values = {var: float(start.units.get(key, 0)) for key, var in master.units.items()}
+    values.update({var: start.plan_usd.get(key, 0.0) for key, var in master.plan_usd.items()})
+    values.update({var: float(pair in start.ported) for pair, var in master.port.items()})
+    values.update({var: float(key in start.adopted) for key, var in master.adopt.items()})
+    for var, value in values.items():
+        value = max(value, var.lowBound or 0.0)
+        values[var] = value if var.upBound is None else min(value, var.upBound)
+    return values
+
+
+def _boxes(
+    first: list[pulp.LpVariable], x: dict[pulp.LpVariable, float]
+) -> dict[pulp.LpVariable, float]:
     """A box on every first-stage variable without an upper bound (see the module)."""
     box = {}
-    for key, var in first.items():
+    for var in first:
         if var.upBound is None:
-            box[key] = var.upBound = max(BOX_FLOOR, BOX_GROWTH * x[key])
+            box[var] = var.upBound = max(BOX_FLOOR, BOX_GROWTH * x[var])
     return box
 
 
 def _sample_cost(
-    sample: _Sample, x: dict[Key, float], time_limit_s: float | None
-) -> tuple[float | None, dict[Key, float]]:
-    """``c_k(x)`` and its slope in each first-stage decision (see the module); None where the
-    sample has no solution at ``x``."""
-    for key, var in sample.columns.items():
-        var.lowBound = var.upBound = x[key]
+    sample: _Sample, x: dict[pulp.LpVariable, float], time_limit_s: float | None
+) -> tuple[float | None, dict[pulp.LpVariable, float]]:
+    """``c_k(x)`` and its slope in each first-stage decision (the master's variable; see the
+    module); None where the sample has no solution at ``x``."""
+    for var, shared in sample.shared.items():
+        var.lowBound = var.upBound = x[shared]
     if sample.highs is None:
         result = solve_model(sample.model, "highs", time_limit_s, 0.0, relax=True)
         if result.status is not SolveStatus.OPTIMAL or result.objective is None:
@@ -283,33 +264,24 @@ def _sample_cost(
         # None where nothing was left to solve (every column fixed): solved so again.
         highs = getattr(sample.model.problem, "solverModel", None)
         sample.highs = highs if isinstance(highs, highspy.Highs) else None
-        duals = {key: float(var.dj or 0.0) for key, var in sample.columns.items()}
+        slopes = {shared: float(var.dj or 0.0) for var, shared in sample.shared.items()}
         objective = result.objective
     else:
         highs = sample.highs
-        columns = list(sample.columns.values())
-        index = np.array([var.index for var in columns], dtype=np.int32)
-        fixed = np.array([x[key] for key in sample.columns], dtype=np.float64)
+        index = np.array([var.index for var in sample.shared], dtype=np.int32)
+        fixed = np.array([x[shared] for shared in sample.shared.values()], dtype=np.float64)
         highs.changeColsBounds(len(index), index, fixed, fixed)
         highs.setOptionValue("time_limit", math.inf if time_limit_s is None else time_limit_s)
         run_highs(highs)
         if highs.getModelStatus() != highspy.HighsModelStatus.kOptimal:
             return None, {}
         column_duals = highs.getSolution().col_dual
-        duals = {key: float(column_duals[var.index]) for key, var in sample.columns.items()}
+        slopes = {shared: float(column_duals[var.index]) for var, shared in sample.shared.items()}
         objective = float(highs.getInfo().objective_function_value)
-    slopes = duals
-    for key, usd in sample.absent.items():
-        kind, name = key
-        if kind == "port_platform":
-            for pair in (k for k in x if k[0] == "port" and k not in sample.columns):
-                if pair[1][1] == name:
-                    slopes[pair] = slopes.get(pair, 0.0) + usd
-        elif key in x:
-            slopes[key] = slopes.get(key, 0.0) + usd
-    cost = objective + sum(
-        slope * x[key] for key, slope in slopes.items() if key not in sample.columns
-    )
+    cost = objective + sample.absent.constant
+    for shared, usd in sample.absent.items():
+        slopes[shared] = slopes.get(shared, 0.0) + usd
+        cost += usd * x[shared]
     return cost, slopes
 
 
@@ -328,29 +300,6 @@ def _cvar(costs: list[float], alpha: float) -> float:
     return min(eta + sum(max(c - eta, 0.0) for c in costs) * p / (1 - alpha) for eta in costs)
 
 
-def _start_value(key: Key, start: FirstStage, var: pulp.LpVariable) -> float:
-    kind, name = key
-    if kind == "units":
-        value = float(start.units.get(str(name), 0))
-    elif kind == "plan_usd":
-        value = float(start.plan_usd.get(str(name), 0.0))
-    elif kind == "port":
-        value = float(name in start.ported)
-    else:
-        value = float(name in start.adopted)
-    value = max(value, var.lowBound or 0.0)
-    return value if var.upBound is None else min(value, var.upBound)
-
-
 def _value(var: pulp.LpVariable) -> float:
     value = var.varValue or 0.0
     return float(round(value)) if var.cat == pulp.LpInteger else max(float(value), 0.0)
-
-
-def _stage(x: dict[Key, float]) -> FirstStage:
-    return FirstStage(
-        units={str(k): round(v) for (kind, k), v in x.items() if kind == "units" and v > 0.5},
-        plan_usd={str(k): v for (kind, k), v in x.items() if kind == "plan_usd" and v > 1e-9},
-        ported=frozenset(k for (kind, k), v in x.items() if kind == "port" and v > 0.5),
-        adopted=frozenset(str(k) for (kind, k), v in x.items() if kind == "adopt" and v > 0.5),
-    )
