@@ -11,10 +11,12 @@ import yaml
 
 from placement.analysing.checks import check_plan
 from placement.catalog import Setting
+from placement.formulating.first_stage import FirstStage
 from placement.models.catalog import Catalog
 from placement.models.plan import RobustReport
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.scenarios import Scenario
+from placement.uncertainty.evaluate import first_stage_of, held_plan_usd, held_plans_usd
 from placement.uncertainty.robust import robust_plan
 from tests.conftest import simple_catalog_dict, workload
 from tests.test_cli import assert_clean_failure, invoke
@@ -199,3 +201,27 @@ def test_an_uncertain_volume_in_the_inventory_is_planned_for() -> None:
     assert report is not None
     _assert_sound(report)
     assert _reserved_units(result) < 10
+
+
+def test_stages_held_in_turn_on_one_model_cost_what_each_costs_alone() -> None:
+    """Pricing several first stages on one built model (bounds and sunk cost given back after
+    each) gives each the cost of its own fresh model: nothing held leaks into the next."""
+    point = plan(ROOT / "inputs" / "sample_inventory.csv", solver=EXACT)
+    held = first_stage_of(point.solution)
+    assert held.units or held.plan_usd, "the sample plan commits to something"
+    doubled = FirstStage(
+        {key: 2 * units for key, units in held.units.items()},
+        {key: 2 * usd for key, usd in held.plan_usd.items()},
+        held.ported,
+        held.adopted,
+    )
+    stages = (held, FirstStage.nothing(), doubled, held)
+    together = held_plans_usd(point.estimates, point.catalog, stages, EXACT)
+    alone = [held_plan_usd(point.estimates, point.catalog, s, EXACT) for s in stages]
+    assert len(together) == len(stages)
+    for a, b in zip(together, alone, strict=True):
+        assert (a is None) == (b is None)
+        if a is not None and b is not None:
+            assert a == pytest.approx(b, rel=1e-9)
+    assert together[0] == pytest.approx(point.plan.objective_monthly_usd, rel=1e-6)
+    assert together[2] is not None and together[0] is not None and together[2] > together[0]
