@@ -68,16 +68,17 @@ def _extensive_optimum(futures: list, alpha: float, weight: float) -> tuple[floa
 
 
 @pytest.mark.parametrize(
-    ("rows", "samples", "seed", "weight"), [(10, 4, 1, 0.0), (14, 4, 2, 0.0), (10, 4, 3, 0.5)]
+    ("rows", "samples", "seed", "weight", "at_once"),
+    [(10, 4, 1, 0.0, 1), (14, 4, 2, 0.0, 2), (10, 4, 3, 0.5, 3)],
 )
 def test_decomposition_finds_the_extensive_forms_optimum(
-    rows: int, samples: int, seed: int, weight: float
+    rows: int, samples: int, seed: int, weight: float, at_once: int
 ) -> None:
     catalogs, futures = _futures(rows, samples, seed)
     models = _models(futures)
     bounds = {v.name: (v.lowBound, v.upBound) for m in models for v in m.units.values()}
     found = solve_by_decomposition(
-        models, catalogs, FirstStage.nothing(), 0.9, weight, "highs", None, GAP
+        models, catalogs, FirstStage.nothing(), 0.9, weight, "highs", None, GAP, at_once
     )
     assert found is not None
     cost, bound = _extensive_optimum(futures, 0.9, weight)
@@ -111,6 +112,32 @@ def test_the_stage_found_costs_what_it_says_in_every_sample() -> None:
         var.lowBound = var.upBound = int(platform in found.stage.adopted)
     held = solve_model(form, "highs", None, 1e-9)
     assert held.objective == pytest.approx(found.objective, rel=1e-6)
+
+
+def test_samples_priced_together_give_what_one_at_a_time_gives() -> None:
+    """The sample LPs run two at a time in threads: the same cuts, so the same rounds, first
+    stage and objective as one at a time."""
+    found = []
+    for at_once in (1, 2):
+        catalogs, futures = _futures(12, 5, 7)
+        found.append(
+            solve_by_decomposition(
+                _models(futures),
+                catalogs,
+                FirstStage.nothing(),
+                0.9,
+                0.0,
+                "highs",
+                None,
+                GAP,
+                at_once,
+            )
+        )
+    alone, together = found
+    assert alone is not None and together is not None
+    assert together.stage == alone.stage
+    assert together.rounds == alone.rounds
+    assert together.objective == pytest.approx(alone.objective, rel=1e-9)
 
 
 def test_another_solver_is_left_to_the_extensive_form() -> None:

@@ -10,10 +10,12 @@ import contextlib
 import contextvars
 import math
 import os
+import queue
 import sys
+import threading
 import time
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
@@ -245,6 +247,66 @@ def run_highs(highs: highspy.Highs) -> None:
         raise
 
 
+def run_highs_together(models: Iterable[highspy.Highs], at_once: int) -> None:
+    """Run every HiGHS instance of ``models`` (independent problems), ``at_once`` at a time,
+    each ``run`` in one of ``at_once`` threads of this call (HiGHS releases the GIL while it
+    solves, so they use as many cores). ``models`` is read lazily in this thread: building
+    the next instance overlaps the solves under way. The calling thread waits in short steps
+    (an interrupt acts at once, as in ``run_highs``); interrupted, no further solve starts and
+    the ones under way are left running and recorded."""
+    todo: queue.SimpleQueue[highspy.Highs | None] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[highspy.Highs | BaseException] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def solve_in_turn() -> None:
+        while (highs := todo.get()) is not None and not stop.is_set():
+            SOLVES_LEFT_RUNNING.append(highs)  # until it ends: an interrupt leaves it running
+            outcome: highspy.Highs | BaseException = highs
+            try:
+                highs.run()
+            except BaseException as error:  # handed to the calling thread, raised there
+                outcome = error
+            SOLVES_LEFT_RUNNING.remove(highs)
+            finished.put(outcome)
+
+    threads = [threading.Thread(target=solve_in_turn, daemon=True) for _ in range(max(at_once, 1))]
+    try:
+        for thread in threads:
+            thread.start()
+        count = 0
+        for highs in models:
+            todo.put(highs)
+            count += 1
+        for _ in threads:
+            todo.put(None)
+        for _ in range(count):
+            while True:
+                try:
+                    outcome = finished.get(timeout=WAIT_STEP_S)
+                    break
+                except queue.Empty:
+                    continue
+            if isinstance(outcome, BaseException):
+                raise outcome
+    finally:
+        stop.set()
+        for _ in threads:
+            todo.put(None)
+
+
+def highs_of(model: HasProblem, time_limit: float | None, relax: bool) -> highspy.Highs:
+    """``model`` copied into a HiGHS instance configured as ``solve_model`` configures it
+    (every column's ``index`` set), not run: for a caller that runs and re-runs it itself
+    (``run_highs``, ``run_highs_together``) and reads its solution from it."""
+    engine = make_solver("highs", time_limit, DEFAULT_GAP, relax=relax)
+    assert isinstance(engine, _HiGHS)
+    engine.createAndConfigureSolver(model.problem)
+    engine.buildSolverModel(model.problem)
+    highs = model.problem.solverModel
+    assert isinstance(highs, highspy.Highs)
+    return highs
+
+
 def make_solver(
     solver: str,
     time_limit: float | None,
@@ -281,7 +343,7 @@ def make_solver(
     )
 
 
-def _has_variables(problem: pulp.LpProblem) -> bool:
+def has_variables(problem: pulp.LpProblem) -> bool:
     """Whether the objective or any row holds a variable: ``problem.variables()`` is not empty,
     known without its walk over every coefficient (the solve makes that walk once)."""
     objective = problem.objective
@@ -311,7 +373,7 @@ def solve_model(
     ``highs_options``: HiGHS options for this model (ignored by other solvers)."""
     engine = make_solver(solver, time_limit, gap, msg, start, relax, target, highs_options)
     started = time.perf_counter()
-    if not _has_variables(model.problem):
+    if not has_variables(model.problem):
         # Everything is fixed: the objective is its constant (owned commitments, fixed work).
         constant = float(model.problem.objective.constant) if model.problem.objective else 0.0
         return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, constant, 0.0, "empty model")

@@ -27,7 +27,7 @@ import numpy as np
 from placement.analysing.assembly import assemble_plan
 from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import extract_solution
-from placement.comparing.batch import Runner
+from placement.comparing.batch import Runner, default_workers
 from placement.errors import PlacementInputError
 from placement.estimating import estimate
 from placement.formulating.build import build_model
@@ -98,7 +98,7 @@ def robust_plan(
     document = catalog_document(model)
     futures = [sampled(document, point.inventory, figures, row) for row in values[:samples]]
     program_stage, program_objective = _solve_program(
-        point, point_stage, futures, alpha, weight, solver
+        point, point_stage, futures, alpha, weight, solver, workers or default_workers()
     )
     stages = (program_stage, point_stage)
     with Runner(workers, scheduler) as runner:
@@ -150,10 +150,12 @@ def _solve_program(
     alpha: float | None,
     weight: float,
     solver: SolverOptions,
+    at_once: int,
 ) -> tuple[FirstStage, float | None]:
     """The stochastic program's first stage over the samples, and its objective: by
-    decomposition from the point plan's first stage (``solving.lshaped``), else (another
-    solver, a sample the method cannot price) as the extensive form."""
+    decomposition from the point plan's first stage (``solving.lshaped``, ``at_once`` sample
+    LPs at a time), else (another solver, a sample the method cannot price) as the extensive
+    form."""
     ids = point.estimates.workloads["id"].tolist()
     catalogs = [c for c, _ in futures]
     models = [build_model(estimate(inv.workloads, c).options, ids, c) for c, inv in futures]
@@ -166,6 +168,7 @@ def _solve_program(
         solver.solver,
         solver.time_limit_s,
         solver.gap,
+        at_once,
     )
     if decomposed is not None:
         return decomposed.stage, decomposed.objective
