@@ -177,31 +177,38 @@ def _priced(
     units_round: bool,
 ) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
     """The roadmap's months priced in the month model (``placement.horizon.pricing``), as
-    staying put's are (``_stay_put``); where staying put then costs less, it is the roadmap.
-    ``units_round``: the search proved its roadmap with its units rounded, so the pricing first
+    staying put's are (``_stay_put``; a roadmap running every month where staying put does
+    takes that pricing); where staying put then costs less, it is the roadmap. ``units_round``: the search proved its roadmap with its units rounded, so the pricing first
     tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``limits``: each
     pricing MILP's time limit and each pricing LP's (``placement.horizon.budget``)."""
     workloads = estimates.workloads
     placed = month_placement(model, workloads)
     milp_s, lp_s = limits
-    plan = price_roadmap(
-        model,
-        workloads,
-        catalog,
-        solver,
-        milp_s,
-        gap,
-        placed,
-        purchases_first=units_round,
-        relaxation_limit_s=lp_s,
-    )
+    stays_put = stay is not None and month_placement(stay.model, workloads) == placed
+    if stay is not None and stays_put:
+        # The same months as staying put, so the same pricing problem (the month model sees
+        # only where work runs): staying put's pricing is the roadmap's, not solved again
+        # (on one growing training job over 120 months, a 31 s MILP).
+        plan = replace(stay, model=with_priced_months(model, stay.model))
+    else:
+        plan = price_roadmap(
+            model,
+            workloads,
+            catalog,
+            solver,
+            milp_s,
+            gap,
+            placed,
+            purchases_first=units_round,
+            relaxation_limit_s=lp_s,
+        )
     spent = result.time_s + plan.result.time_s
     if not plan.result.has_solution:
         # Only under a time limit: the MILP's own figures stand.
         return result, model, None if stay is None else stay.model
     stayed = None
     if stay is not None:
-        if month_placement(stay.model, workloads) == placed:
+        if stays_put:
             # The roadmap stays put: the same months, priced once, so that both read the same.
             stayed = replace(plan, model=with_priced_months(stay.model, plan.model))
         else:
