@@ -178,9 +178,10 @@ def _priced(
 ) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
     """The roadmap's months priced in the month model (``placement.horizon.pricing``), as
     staying put's are (``_stay_put``; a roadmap running every month where staying put does
-    takes that pricing); where staying put then costs less, it is the roadmap. ``units_round``: the search proved its roadmap with its units rounded, so the pricing first
-    tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``limits``: each
-    pricing MILP's time limit and each pricing LP's (``placement.horizon.budget``)."""
+    takes that pricing); where staying put then costs less, it is the roadmap.
+    ``units_round``: the search proved its roadmap with its units rounded, so the pricing
+    first tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``limits``:
+    each pricing MILP's time limit and each pricing LP's (``placement.horizon.budget``)."""
     workloads = estimates.workloads
     placed = month_placement(model, workloads)
     milp_s, lp_s = limits
