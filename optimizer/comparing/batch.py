@@ -140,32 +140,59 @@ class Runner:
     ) -> list[Any]:
         """Every job's result (``task`` of it: a plan by default), in the order given. A job
         is anything ``task``, a module-level function, takes: it is sent to the worker."""
+        return self.submit(jobs, task).results(progress)
+
+    def submit(self, jobs: Sequence[Any], task: Callable[[Any], Any] = run_job) -> Pending:
+        """The jobs handed to the workers now (``run`` without waiting): this process goes on
+        while they run, and ``results()`` collects them. Run in this process (one worker),
+        they run when their results are asked for."""
+        jobs = list(jobs)
         if self.scheduler is not None:
+            scheduler = self.scheduler
             if self._client is None:
                 self._held.enter_context(_dask_logs_held())
-                self._client = _dask_client(self.scheduler)
+                self._client = _dask_client(scheduler)
             client = self._client
-            from distributed import as_completed as dask_completed
-
             # pure=False: two equal jobs are still two runs (Dask would otherwise merge them).
-            futures = client.map(task, list(jobs), pure=False)
-            with _dask_failures(self.scheduler, client, futures):
-                return _in_order(futures, dask_completed(futures), progress)
+            futures = client.map(task, jobs, pure=False)
+
+            def collected(progress: Progress | None) -> list[Any]:
+                from distributed import as_completed as dask_completed
+
+                with _dask_failures(scheduler, client, futures):
+                    return _in_order(futures, dask_completed(futures), progress)
+
+            return Pending(collected)
         if self.workers <= 1 or (len(jobs) <= 1 and self._pool is None):
-            results = []
-            for done, job in enumerate(jobs, start=1):
-                results.append(task(job))
-                if progress:
-                    progress(done, len(jobs))
-            return results
+
+            def in_turn(progress: Progress | None) -> list[Any]:
+                results = []
+                for done, job in enumerate(jobs, start=1):
+                    results.append(task(job))
+                    if progress:
+                        progress(done, len(jobs))
+                return results
+
+            return Pending(in_turn)
         if self._pool is None:
             # forkserver: workers start from a clean process, never from a copy of this
             # one's threads.
             self._pool = ProcessPoolExecutor(
                 max_workers=self.workers, mp_context=get_context("forkserver")
             )
-        futures = [self._pool.submit(task, job) for job in jobs]
-        return _in_order(futures, as_completed(futures), progress)
+        pooled = [self._pool.submit(task, job) for job in jobs]
+        return Pending(lambda progress: _in_order(pooled, as_completed(pooled), progress))
+
+
+@dataclass(frozen=True)
+class Pending:
+    """Jobs handed to a ``Runner``, their results not collected yet."""
+
+    collect: Callable[[Progress | None], list[Any]]
+
+    def results(self, progress: Progress | None = None) -> list[Any]:
+        """Every job's result, in the order given, reporting progress as each arrives."""
+        return self.collect(progress)
 
 
 def _in_order(

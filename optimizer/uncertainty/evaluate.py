@@ -230,7 +230,7 @@ def best_known(result: SolveResult, *held: float | None) -> float | None:
     known = [h for h in held if h is not None]
     if not result.has_solution or result.objective is None:
         return None
-    return min(result.objective, *known)
+    return min([result.objective, *known])
 
 
 def staying_usd(

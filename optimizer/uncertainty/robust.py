@@ -7,9 +7,10 @@ move.
    stage shared, placement per sample (relaxed), expected cost plus an optional CVaR term.
 3. Its first stage and the point plan's, each held fixed and priced in every sample with whole
    placements and whole chips (``first_stage.hold_first_stage``), beside each sample's own
-   optimum. The first stage chosen is the one with the lower objective (expected cost, and
-   CVaR with its weight) among those that run in every sample: so the robust plan's expected
-   cost on its samples is never above the point plan's.
+   optimum (which needs no first stage: the workers solve it while step 2 runs here). The
+   first stage chosen is the one with the lower objective (expected cost, and CVaR with its
+   weight) among those that run in every sample: so the robust plan's expected cost on its
+   samples is never above the point plan's.
 4. Both priced again on fresh samples (indexes after the first ``samples``): the mean gap and
    its 95% interval (normal approximation), as mpi-sppy's ``mmw_ci`` does for a candidate.
 5. The plan itself: the point figures' plan with the chosen first stage held (its placement
@@ -66,7 +67,7 @@ CONFIDENCE = 0.95
 """Of the out-of-sample interval on the gap."""
 
 SAMPLES_PER_TASK = 5
-"""Samples priced per worker task (each prices two held stages and its own optimum)."""
+"""Samples priced per worker task (each prices two held stages, or its own optimum)."""
 
 
 def robust_plan(
@@ -97,22 +98,21 @@ def robust_plan(
     values = draw_values(model, figures, seed, samples + fresh)
     document = catalog_document(model)
     futures = [sampled(document, point.inventory, figures, row) for row in values[:samples]]
-    program_stage, program_objective = _solve_program(
-        point, point_stage, futures, alpha, weight, solver, workers or default_workers()
-    )
-    stages = (program_stage, point_stage)
     with Runner(workers, scheduler) as runner:
-        priced = _price(
-            runner,
-            point.inventory,
-            document,
-            figures,
-            values,
-            range(samples),
-            stages,
-            solver,
-            optimum=True,
+        # Each sample's own optimum needs no first stage: the workers start on it while this
+        # process builds the sample models and solves the program.
+        optima = runner.submit(
+            _stage_batches(point.inventory, document, figures, values, range(samples), (), solver),
+            task=price_stages,
         )
+        program_stage, program_objective = _solve_program(
+            point, point_stage, futures, alpha, weight, solver, workers or default_workers()
+        )
+        stages = (program_stage, point_stage)
+        held = _price(
+            runner, point.inventory, document, figures, values, range(samples), stages, solver
+        )
+        priced = _with_optima(held, [c for batch in optima.results() for c in batch])
         good = [p for p in priced if p.error is None]
         objectives = [_objective([p.held_usd[i] for p in good], alpha, weight) for i in (0, 1)]
         chosen_index = (
@@ -132,7 +132,6 @@ def robust_plan(
                 range(samples, samples + fresh),
                 (chosen, point_stage),
                 solver,
-                optimum=False,
             )
             if fresh
             else []
@@ -179,6 +178,23 @@ def _solve_program(
     return form.first_stage(), result.objective
 
 
+def _stage_batches(
+    inventory: Inventory,
+    document: dict,
+    figures: list[Figure],
+    values: np.ndarray,
+    indexes: range,
+    stages: tuple[FirstStage, ...],
+    solver: SolverOptions,
+) -> list[StageBatch]:
+    """The samples of ``indexes`` in worker tasks pricing ``stages`` held; with no stage, each
+    sample's own optimum."""
+    return [
+        StageBatch(inventory, document, tuple(figures), chunk, stages, solver, optimum=not stages)
+        for chunk in sample_chunks(values, indexes, SAMPLES_PER_TASK)
+    ]
+
+
 def _price(
     runner: Runner,
     inventory: Inventory,
@@ -188,13 +204,25 @@ def _price(
     indexes: range,
     stages: tuple[FirstStage, ...],
     solver: SolverOptions,
-    optimum: bool,
 ) -> list[StageCosts]:
-    batches = [
-        StageBatch(inventory, document, tuple(figures), chunk, stages, solver, optimum)
-        for chunk in sample_chunks(values, indexes, SAMPLES_PER_TASK)
-    ]
+    """Each sample of ``indexes`` with ``stages`` held (on the workers)."""
+    batches = _stage_batches(inventory, document, figures, values, indexes, stages, solver)
     return [c for batch in runner.run(batches, task=price_stages) for c in batch]
+
+
+def _with_optima(held: list[StageCosts], optima: list[StageCosts]) -> list[StageCosts]:
+    """Each sample's held costs with its optimum: the optimum solved, or a held plan's cost
+    where that is lower (``evaluate.best_known``: a held plan is a plan of the same model);
+    a sample failed in either is failed."""
+    joined = []
+    for costs, own in zip(held, optima, strict=True):
+        assert costs.index == own.index
+        error = costs.error or own.error
+        optimal = own.optimal_usd
+        if optimal is not None:
+            optimal = min([optimal, *(h for h in costs.held_usd if h is not None)])
+        joined.append(replace(costs, optimal_usd=optimal, error=error))
+    return joined
 
 
 def _mean(values: list[float | None]) -> float | None:
