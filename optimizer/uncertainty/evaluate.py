@@ -186,11 +186,7 @@ def held_plan_usd(
 ) -> float | None:
     """The monthly cost of the sample's best placement under the held first stage; None where
     the stage leaves a workload nowhere to run or no placement fits it."""
-    try:
-        _, result = solve_held(estimates, catalog, stage, solver)
-    except FirstStageInfeasible:
-        return None
-    return result.objective if result.has_solution else None
+    return held_plans_usd(estimates, catalog, (stage,), solver)[0]
 
 
 def held_plans_usd(
