@@ -20,7 +20,9 @@ move.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import replace
+from functools import partial
 from statistics import NormalDist
 
 import numpy as np
@@ -98,21 +100,17 @@ def robust_plan(
     values = draw_values(model, figures, seed, samples + fresh)
     document = catalog_document(model)
     futures = [sampled(document, point.inventory, figures, row) for row in values[:samples]]
+    batches = partial(_stage_batches, point.inventory, document, figures, values, solver=solver)
     with Runner(workers, scheduler) as runner:
         # Each sample's own optimum needs no first stage: the workers start on it while this
         # process builds the sample models and solves the program.
-        optima = runner.submit(
-            _stage_batches(point.inventory, document, figures, values, range(samples), (), solver),
-            task=price_stages,
-        )
+        optima = runner.submit(batches(range(samples), ()), task=price_stages)
         program_stage, program_objective = _solve_program(
             point, point_stage, futures, alpha, weight, solver, workers or default_workers()
         )
         stages = (program_stage, point_stage)
-        held = _price(
-            runner, point.inventory, document, figures, values, range(samples), stages, solver
-        )
-        priced = _with_optima(held, [c for batch in optima.results() for c in batch])
+        held = _flat(runner.run(batches(range(samples), stages), task=price_stages))
+        priced = _with_optima(held, _flat(optima.results()))
         good = [p for p in priced if p.error is None]
         objectives = [_objective([p.held_usd[i] for p in good], alpha, weight) for i in (0, 1)]
         chosen_index = (
@@ -123,15 +121,11 @@ def robust_plan(
         )
         chosen = stages[chosen_index]
         checked = (
-            _price(
-                runner,
-                point.inventory,
-                document,
-                figures,
-                values,
-                range(samples, samples + fresh),
-                (chosen, point_stage),
-                solver,
+            _flat(
+                runner.run(
+                    batches(range(samples, samples + fresh), (chosen, point_stage)),
+                    task=price_stages,
+                )
             )
             if fresh
             else []
@@ -195,19 +189,9 @@ def _stage_batches(
     ]
 
 
-def _price(
-    runner: Runner,
-    inventory: Inventory,
-    document: dict,
-    figures: list[Figure],
-    values: np.ndarray,
-    indexes: range,
-    stages: tuple[FirstStage, ...],
-    solver: SolverOptions,
-) -> list[StageCosts]:
-    """Each sample of ``indexes`` with ``stages`` held (on the workers)."""
-    batches = _stage_batches(inventory, document, figures, values, indexes, stages, solver)
-    return [c for batch in runner.run(batches, task=price_stages) for c in batch]
+def _flat(batches: Iterable[list[StageCosts]]) -> list[StageCosts]:
+    """The samples' costs, in order, from the workers' batches."""
+    return [costs for batch in batches for costs in batch]
 
 
 def _with_optima(held: list[StageCosts], optima: list[StageCosts]) -> list[StageCosts]:
