@@ -231,20 +231,17 @@ them."""
 
 
 def run_highs(highs: highspy.Highs) -> None:
-    """``highs.run()`` in a thread of its own, the main thread waiting on it in short steps.
+    """``highs.run()`` in a thread of its own, the main thread waiting on it in short steps
+    (``run_highs_together`` of one instance).
 
     A signal's Python handler runs in the main thread between Python steps, so a solve run
     from the main thread would hold a Ctrl-C or SIGTERM for as long as HiGHS takes (minutes
     for a long horizon). Interrupted, the solve is left running (HiGHS has no safe way to stop
     it from outside but a callback on every iteration) and recorded, and the interrupt goes
-    on: the command removes what it was writing and exits without waiting for HiGHS."""
-    highs.startSolve()
-    try:
-        while not highs.wait(WAIT_STEP_S)[0]:
-            pass
-    except BaseException:
-        SOLVES_LEFT_RUNNING.append(highs)
-        raise
+    on: the command removes what it was writing and exits without waiting for HiGHS. Not
+    highspy's ``startSolve``: its locks are shared by every instance, so two threads could not
+    each solve their own."""
+    run_highs_together([highs], 1)
 
 
 def run_highs_together(models: Iterable[highspy.Highs], at_once: int) -> None:
