@@ -102,10 +102,14 @@ def main(args: list[str] | None = None) -> None:
 
 def _exit_past_running_solves(code: int) -> None:
     """Exit at once where an interrupt left a HiGHS solve running in its thread
-    (``placement.solving.solver.run_highs``): the interpreter's shutdown would otherwise tear down
+    (``placement.solving.solver.run_highs``) or a piece of a solve in the background
+    (``placement.solving.background``): the interpreter's shutdown would otherwise tear down
     under it. Everything to clean up has been cleaned up by then."""
     solver = sys.modules.get("placement.solving.solver")
-    if solver is not None and solver.SOLVES_LEFT_RUNNING:
+    background = sys.modules.get("placement.solving.background")
+    if (solver is not None and solver.SOLVES_LEFT_RUNNING) or (
+        background is not None and background.RUNNING
+    ):
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)

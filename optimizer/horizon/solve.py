@@ -62,6 +62,7 @@ from placement.horizon.timeline import interim_accelerators
 from placement.horizon.units import rounded_units, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
+from placement.solving.background import InBackground
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proven_by, proving_cost
 from placement.solving.solver import (
@@ -111,10 +112,16 @@ def solve_horizon(
     each solve within ``time_limit_s``, else within the budgets of ``placement.horizon.budget``."""
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
     each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
-    stay = _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
+    # Staying put is priced on the second core while the search runs on this one (its
+    # pricing MILP can take the whole of its budget); the search waits for it only where it
+    # weighs staying put as a start.
+    staying = InBackground(
+        lambda: _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
+    )
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
     with stopped_when_stalled(stall_rule(time_limit_s)):
-        result, units_round = _search(model, stay, estimates, catalog, solver, time_limit_s, gap)
+        result, units_round = _search(model, staying, estimates, catalog, solver, time_limit_s, gap)
+    stay = staying.result()
     if not result.has_solution:
         return HorizonResult(result, None, {})
     result, model, stayed = _priced(
@@ -138,7 +145,7 @@ def solve_horizon(
 
 def _search(
     model: HorizonModel,
-    stay: PricedRoadmap | None,
+    staying: InBackground[PricedRoadmap | None],
     estimates: Estimates,
     catalog: Catalog,
     solver: str,
@@ -147,14 +154,15 @@ def _search(
 ) -> tuple[SolveResult, bool]:
     """The roadmap search (see the module), its solves sharing ``SEARCH_BUDGET_S`` where the
     run sets no time limit: the roadmap's solve, and whether it is the one with its units
-    rounded (``_rounded_relaxation``)."""
+    rounded (``_rounded_relaxation``). ``staying``: staying put being priced (``_stay_put``).
+    """
     engineers = catalog.economics.porting_engineers
     clock = search_clock(time_limit_s)
     bound, rounded, units_round = _rounded_relaxation(model, engineers, solver, clock, gap)
     if rounded is not None and bound is not None and proven_by(rounded.cost, bound, gap):
         result = _proven(solver, rounded.cost, bound, rounded.time_s)
     else:
-        start = _cheaper_start(model, stay, rounded, estimates, catalog, solver, clock, gap)
+        start = _cheaper_start(model, staying, rounded, estimates, catalog, solver, clock, gap)
         target = None if bound is None else proving_cost(bound, gap)
         result = solve_model(model, solver, clock.left(), gap, start=start, target=target)
         found = result.objective
@@ -453,7 +461,7 @@ def _proven(solver: str, cost: float, bound: float, time_s: float) -> SolveResul
 
 def _cheaper_start(
     model: HorizonModel,
-    stay: PricedRoadmap | None,
+    staying: InBackground[PricedRoadmap | None],
     rounded: Priced | None,
     estimates: Estimates,
     catalog: Catalog,
@@ -463,17 +471,18 @@ def _cheaper_start(
 ) -> dict[pulp.LpVariable, float] | None:
     """The cheapest of the rounded roadmap, the stay-put plan and the early roadmap
     (``placement.horizon.start``), as the search's start (staying put costed as priced, the
-    others in the roadmap MILP: close enough to choose a start by)."""
+    others in the roadmap MILP: close enough to choose a start by). Staying put is waited
+    for last, so that its pricing has the early roadmap's solve to finish in."""
     candidates: list[tuple[float, dict[pulp.LpVariable, float]]] = []
     if rounded is not None:
         candidates.append((rounded.cost, rounded.start))
+    early = early_start(model, estimates, catalog)
+    early_found = None if early is None else priced(model, early, solver, clock.left(), gap)
+    stay = staying.result()
     if stay is not None:
         candidates.append((horizon_total_usd(stay.model), stay_put_start(model, stay.model)))
-    early = early_start(model, estimates, catalog)
-    if early is not None:
-        found = priced(model, early, solver, clock.left(), gap)
-        if found is not None:
-            candidates.append((found.cost, found.start))
+    if early_found is not None:
+        candidates.append((early_found.cost, early_found.start))
     if not candidates:
         return None
     return min(candidates, key=lambda c: c[0])[1]

@@ -1,0 +1,54 @@
+"""A piece of a solve run in a thread of its own while the caller goes on.
+
+HiGHS releases Python's lock while it solves, so a solve in another thread uses the second
+core while this one builds and solves something else (a roadmap's stay-put pricing beside
+its search). Python work in the two threads still takes turns.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from placement.solving.solver import WAIT_STEP_S
+
+T = TypeVar("T")
+
+RUNNING: set[threading.Thread] = set()
+"""Background threads not finished: an interrupted command exits without waiting for them
+(``placement.cli.main``), as it does for the HiGHS solves it leaves running."""
+
+
+class InBackground(Generic[T]):
+    """``function()`` started in a daemon thread, in a copy of the caller's context (its
+    ``contextvars``: the solver's stall rule, for one); ``result()`` waits for it."""
+
+    def __init__(self, function: Callable[[], T]):
+        self._value: T | None = None
+        self._error: BaseException | None = None
+        self._done = threading.Event()
+        context = contextvars.copy_context()
+
+        def run() -> None:
+            try:
+                self._value = context.run(function)
+            except BaseException as error:  # handed to the thread that asks for the result
+                self._error = error
+            finally:
+                RUNNING.discard(self._thread)
+                self._done.set()
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        RUNNING.add(self._thread)
+        self._thread.start()
+
+    def result(self) -> T:
+        """The function's value, or its exception raised here. Waits in short steps, so that
+        a Ctrl-C or SIGTERM acts at once."""
+        while not self._done.wait(WAIT_STEP_S):
+            pass
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]  # set where no error was

@@ -1,0 +1,53 @@
+"""A piece of a solve run in the background (``solving.background.InBackground``)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from placement.solving import background
+from placement.solving.background import InBackground
+from placement.solving.solver import STALL, Stall, run_highs
+from tests.test_run_together import _lp
+
+
+def test_a_solve_in_the_background_runs_beside_one_here() -> None:
+    """Two HiGHS instances solve at once, one in each thread (highspy's own ``startSolve``
+    would refuse the second: its locks are shared by every instance)."""
+    there = _lp(4.0)
+    started = threading.Event()
+
+    def solve_there() -> float:
+        started.set()
+        run_highs(there)
+        return float(there.getInfo().objective_function_value)
+
+    pending = InBackground(solve_there)
+    started.wait()
+    here = _lp(2.0)
+    run_highs(here)
+    assert here.getInfo().objective_function_value == pytest.approx(5.0)
+    assert pending.result() == pytest.approx(11.0)
+    assert not background.RUNNING
+
+
+def test_its_error_is_raised_where_its_result_is_asked() -> None:
+    def fails() -> None:
+        raise ValueError("no plan")
+
+    pending = InBackground(fails)
+    with pytest.raises(ValueError, match="no plan"):
+        pending.result()
+    assert not background.RUNNING
+
+
+def test_it_runs_in_the_callers_context() -> None:
+    """The stall rule (a context variable) the caller runs under holds in the background too."""
+    rule = Stall(3.0, 1.0)
+    token = STALL.set(rule)
+    try:
+        assert InBackground(STALL.get).result() is rule
+    finally:
+        STALL.reset(token)
+    assert InBackground(STALL.get).result() is None
