@@ -51,3 +51,15 @@ def test_it_runs_in_the_callers_context() -> None:
     finally:
         STALL.reset(token)
     assert InBackground(STALL.get).result() is None
+
+
+def test_finish_running_waits_for_every_piece() -> None:
+    """Nothing started in the background outlives its caller (HiGHS aborts a process that
+    ends with a solve running in a thread of its own)."""
+    release = threading.Event()
+    pieces = [InBackground(lambda: release.wait(5.0)) for _ in range(3)]
+    assert set(pieces) <= background.RUNNING
+    threading.Timer(0.2, release.set).start()
+    background.finish_running()
+    assert not background.RUNNING
+    assert all(piece.result() is True for piece in pieces)

@@ -7,6 +7,7 @@ with that workload's moves binary, and is optimal only where the bound proves th
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -21,6 +22,7 @@ from placement.horizon.start import priced, rounded_readiness
 from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, plan
 from placement.reading import Inventory, read_inventory
+from placement.solving.background import InBackground
 from placement.solving.choices import DEFAULT_GAP
 from placement.solving.proof import proving_cost
 from placement.solving.solver import SolveStatus, solve_model
@@ -115,6 +117,40 @@ def test_without_the_proof_the_whole_milp_is_solved_from_the_rounded_roadmap(
     assert found is not None
     assert "optimal within the gap of the LP relaxation" not in result.solve.termination
     assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + WHOLE_MOVES_COST)
+
+
+def test_the_rounded_roadmaps_months_priced_ahead_are_those_priced_after(
+    inventory: Inventory, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the search goes on from the rounded roadmap, its months are priced in the
+    background meanwhile (``_price_ahead``); where the search ends on the same months, that
+    pricing is the roadmap's: the same figures as pricing them once the search is done."""
+    monkeypatch.setattr(horizon_solve, "proven_by", lambda cost, bound, gap: False)
+    started: list[object] = []
+    asked: list[object] = []
+    price_ahead, result_of = horizon_solve._price_ahead, InBackground.result
+
+    def spied_ahead(*args: Any) -> object:
+        ahead = price_ahead(*args)
+        started.append(ahead.pricing)
+        return ahead
+
+    def spied_result(self: InBackground[Any]) -> Any:
+        asked.append(self)
+        return result_of(self)
+
+    monkeypatch.setattr(horizon_solve, "_price_ahead", spied_ahead)
+    monkeypatch.setattr(InBackground, "result", spied_result)
+    ahead = _roadmap(inventory, catalog).plan
+    assert len(started) == 1 and started[0] in asked  # priced ahead, and taken
+    monkeypatch.setattr(horizon_solve, "_price_ahead", lambda *args: None)
+    after = _roadmap(inventory, catalog).plan
+    assert ahead.roadmap is not None and after.roadmap is not None
+    assert ahead.roadmap.total_usd == pytest.approx(after.roadmap.total_usd, abs=0.01)
+    assert [m.cost_usd for m in ahead.roadmap.months] == pytest.approx(
+        [m.cost_usd for m in after.roadmap.months], abs=0.01
+    )
+    assert ahead.objective_monthly_usd == pytest.approx(after.objective_monthly_usd, abs=0.01)
 
 
 def test_under_one_engineer_the_rounded_ports_are_queued(

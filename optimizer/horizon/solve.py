@@ -43,6 +43,7 @@ from placement.horizon.budget import (
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.model import HorizonModel
 from placement.horizon.pricing import (
+    Placement,
     PricedRoadmap,
     month_placement,
     price_roadmap,
@@ -62,7 +63,7 @@ from placement.horizon.timeline import interim_accelerators
 from placement.horizon.units import rounded_units, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
-from placement.solving.background import InBackground
+from placement.solving.background import InBackground, finish_running
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proven_by, proving_cost
 from placement.solving.solver import (
@@ -109,7 +110,29 @@ def solve_horizon(
     gap: float,
 ) -> HorizonResult:
     """Solve the stay-put model, then the roadmap (see the module), and build the roadmap;
-    each solve within ``time_limit_s``, else within the budgets of ``placement.horizon.budget``."""
+    each solve within ``time_limit_s``, else within the budgets of ``placement.horizon.budget``.
+    Nothing it starts in the background outlives it (``background.finish_running``), but on
+    an interrupt."""
+    try:
+        solved = _solve_horizon(estimates, catalog, months, solver, time_limit_s, gap)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        finish_running()
+        raise
+    finish_running()  # a pricing made ahead for months the roadmap did not keep
+    return solved
+
+
+def _solve_horizon(
+    estimates: Estimates,
+    catalog: Catalog,
+    months: int,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> HorizonResult:
+    """``solve_horizon``'s work."""
     epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
     each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
     # Staying put is priced on the second core while the search runs on this one (its
@@ -119,14 +142,13 @@ def solve_horizon(
         lambda: _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
     )
     model = build_horizon_model(estimates, catalog, months, epochs=epochs)
+    pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap)
     with stopped_when_stalled(stall_rule(time_limit_s)):
-        result, units_round = _search(model, staying, estimates, catalog, solver, time_limit_s, gap)
+        result, units_round, ahead = _search(model, staying, estimates, pricing, time_limit_s)
     stay = staying.result()
     if not result.has_solution:
         return HorizonResult(result, None, {})
-    result, model, stayed = _priced(
-        model, stay, result, estimates, catalog, solver, (each, lp_limit), gap, units_round
-    )
+    result, model, stayed = _priced(model, stay, result, pricing, units_round, ahead)
     roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
     all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
     roadmap = roadmap.model_copy(
@@ -143,25 +165,63 @@ def solve_horizon(
     return HorizonResult(result, roadmap, end)
 
 
+@dataclass(frozen=True)
+class _Pricing:
+    """How a roadmap's months are priced (``price_roadmap``): for these workloads and catalog,
+    with this solver, each pricing MILP's and LP's time limit (``placement.horizon.budget``)
+    and the gap."""
+
+    workloads: pd.DataFrame
+    catalog: Catalog
+    solver: str
+    limits: tuple[float, float]
+    gap: float
+
+    def price(self, model: HorizonModel, placed: Placement, purchases_first: bool) -> PricedRoadmap:
+        """The months of ``model``'s roadmap, which runs as ``placed`` says, priced."""
+        milp_s, lp_s = self.limits
+        return price_roadmap(
+            model,
+            self.workloads,
+            self.catalog,
+            self.solver,
+            milp_s,
+            self.gap,
+            placed,
+            purchases_first=purchases_first,
+            relaxation_limit_s=lp_s,
+        )
+
+
+@dataclass(frozen=True)
+class _PricedAhead:
+    """A roadmap's months (``placement``) being priced in the background (``pricing``)."""
+
+    placement: Placement
+    pricing: InBackground[PricedRoadmap]
+
+
 def _search(
     model: HorizonModel,
     staying: InBackground[PricedRoadmap | None],
     estimates: Estimates,
-    catalog: Catalog,
-    solver: str,
+    pricing: _Pricing,
     time_limit_s: float | None,
-    gap: float,
-) -> tuple[SolveResult, bool]:
+) -> tuple[SolveResult, bool, _PricedAhead | None]:
     """The roadmap search (see the module), its solves sharing ``SEARCH_BUDGET_S`` where the
-    run sets no time limit: the roadmap's solve, and whether it is the one with its units
-    rounded (``_rounded_relaxation``). ``staying``: staying put being priced (``_stay_put``).
+    run sets no time limit: the roadmap's solve, whether it is the one with its units rounded
+    (``_rounded_relaxation``), and the rounded roadmap's months priced ahead where the search
+    goes on from it (``_price_ahead``). ``staying``: staying put being priced (``_stay_put``).
     """
+    catalog, solver, gap = pricing.catalog, pricing.solver, pricing.gap
     engineers = catalog.economics.porting_engineers
     clock = search_clock(time_limit_s)
     bound, rounded, units_round = _rounded_relaxation(model, engineers, solver, clock, gap)
+    ahead = None
     if rounded is not None and bound is not None and proven_by(rounded.cost, bound, gap):
         result = _proven(solver, rounded.cost, bound, rounded.time_s)
     else:
+        ahead = None if rounded is None else _price_ahead(model, rounded, pricing)
         start = _cheaper_start(model, staying, rounded, estimates, catalog, solver, clock, gap)
         target = None if bound is None else proving_cost(bound, gap)
         result = solve_model(model, solver, clock.left(), gap, start=start, target=target)
@@ -169,48 +229,58 @@ def _search(
         if found is not None and bound is not None and proven_by(found, bound, gap):
             result = _proven(solver, found, bound, result.time_s)
     if not result.has_solution:
-        return result, units_round
-    return _whole_moves(model, result, bound, solver, clock, gap), units_round
+        return result, units_round, ahead
+    return _whole_moves(model, result, bound, solver, clock, gap), units_round, ahead
+
+
+def _price_ahead(model: HorizonModel, rounded: Priced, pricing: _Pricing) -> _PricedAhead:
+    """The rounded roadmap's months priced in the background while the search goes on from
+    it: the search most often ends on the same months (three small inventories over 120
+    months: all three), and a pricing MILP can take its whole budget (30 s), so the pricing
+    is done by the time the search is. The pricing's MILPs are never stopped as stalled.
+    (Where the pricing's whole units fail, its start is the purchases the model holds at the
+    time: a start only, read while the search goes on.)"""
+    values = {**rounded.start, **rounded.steps}
+    kept = {var: var.varValue for var in values}
+    for var, value in values.items():
+        var.varValue = value
+    placed = month_placement(model, pricing.workloads)
+    for var, kept_value in kept.items():
+        var.varValue = kept_value
+    with stopped_when_stalled(None):
+        later = InBackground(lambda: pricing.price(model, placed, purchases_first=False))
+    return _PricedAhead(placed, later)
 
 
 def _priced(
     model: HorizonModel,
     stay: PricedRoadmap | None,
     result: SolveResult,
-    estimates: Estimates,
-    catalog: Catalog,
-    solver: str,
-    limits: tuple[float, float],
-    gap: float,
+    pricing: _Pricing,
     units_round: bool,
+    ahead: _PricedAhead | None,
 ) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
     """The roadmap's months priced in the month model (``placement.horizon.pricing``), as
     staying put's are (``_stay_put``; a roadmap running every month where staying put does
     takes that pricing); where staying put then costs less, it is the roadmap.
     ``units_round``: the search proved its roadmap with its units rounded, so the pricing
-    first tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``limits``:
-    each pricing MILP's time limit and each pricing LP's (``placement.horizon.budget``)."""
-    workloads = estimates.workloads
+    first tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``ahead``:
+    months priced while the search went on, taken where they are the roadmap's."""
+    workloads = pricing.workloads
     placed = month_placement(model, workloads)
-    milp_s, lp_s = limits
     stays_put = stay is not None and month_placement(stay.model, workloads) == placed
     if stay is not None and stays_put:
         # The same months as staying put, so the same pricing problem (the month model sees
         # only where work runs): staying put's pricing is the roadmap's, not solved again
         # (on one growing training job over 120 months, a 31 s MILP).
         plan = replace(stay, model=with_priced_months(model, stay.model))
+    elif ahead is not None and ahead.placement == placed:
+        # Its one-offs (moves, ports, programmes) are read again from the roadmap found: the
+        # pricing read them from the model while the search was still changing it.
+        early = ahead.pricing.result()
+        plan = replace(early, model=with_priced_months(model, early.model))
     else:
-        plan = price_roadmap(
-            model,
-            workloads,
-            catalog,
-            solver,
-            milp_s,
-            gap,
-            placed,
-            purchases_first=units_round,
-            relaxation_limit_s=lp_s,
-        )
+        plan = pricing.price(model, placed, purchases_first=units_round)
     spent = result.time_s + plan.result.time_s
     if not plan.result.has_solution:
         # Only under a time limit: the MILP's own figures stand.
@@ -303,16 +373,16 @@ def _rounded_relaxation(
             continue
         spent += found.time_s
         if best is None or found.cost < best.cost:
-            best, chosen = Priced(found.cost, found.start, spent), ready
+            best, chosen = replace(found, time_s=spent), ready
         if proven_by(found.cost, bound, gap):
-            return bound, Priced(found.cost, found.start, spent), False
+            return bound, replace(found, time_s=spent), False
     if best is None:
         return bound, None, False
     tighter, target = TIGHTER_GAP_SHARE * gap, proving_cost(bound, gap)
     found = priced(model, chosen, solver, clock.left(), tighter, best.start, target)
     if found is None:
         return bound, best, False  # not proven, and the search goes on from it
-    return bound, Priced(found.cost, found.start, spent + found.time_s), False
+    return bound, replace(found, time_s=spent + found.time_s), False
 
 
 @dataclass(frozen=True)

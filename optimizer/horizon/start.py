@@ -13,7 +13,7 @@ roadmap rounded from the LP relaxation (``rounded_readiness``), which is also he
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 import pulp
@@ -221,11 +221,13 @@ def _months_ready(model: HorizonModel, port: tuple[str, str]) -> float:
 @dataclass(frozen=True)
 class Priced:
     """A roadmap priced with some binaries fixed: its cost, every integer value of it (the
-    search's start), and the solver's time."""
+    search's start), the solver's time, and each move's ``y_{j,k}`` (continuous, so not in
+    the start: what, with the start, gives the roadmap's months back)."""
 
     cost: float
     start: Start
     time_s: float
+    steps: Start = field(default_factory=dict)
 
 
 def priced(
@@ -249,7 +251,8 @@ def priced(
         full[var] = float(round(var.varValue or 0.0))
     for var in model.units.values():
         full[var] = float(round(var.varValue or 0.0))
-    return Priced(result.objective, full, result.time_s)
+    steps = {y: y.varValue or 0.0 for on in model.on_target.values() for y in on.values()}
+    return Priced(result.objective, full, result.time_s, steps)
 
 
 def readiness_variables(model: HorizonModel) -> list[pulp.LpVariable]:

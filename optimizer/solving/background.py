@@ -10,14 +10,14 @@ from __future__ import annotations
 import contextvars
 import threading
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from placement.solving.solver import WAIT_STEP_S
 
 T = TypeVar("T")
 
-RUNNING: set[threading.Thread] = set()
-"""Background threads not finished: an interrupted command exits without waiting for them
+RUNNING: set[InBackground[Any]] = set()
+"""Pieces not finished: an interrupted command exits without waiting for them
 (``placement.cli.main``), as it does for the HiGHS solves it leaves running."""
 
 
@@ -37,18 +37,30 @@ class InBackground(Generic[T]):
             except BaseException as error:  # handed to the thread that asks for the result
                 self._error = error
             finally:
-                RUNNING.discard(self._thread)
+                RUNNING.discard(self)
                 self._done.set()
 
-        self._thread = threading.Thread(target=run, daemon=True)
-        RUNNING.add(self._thread)
-        self._thread.start()
+        RUNNING.add(self)
+        threading.Thread(target=run, daemon=True).start()
 
-    def result(self) -> T:
-        """The function's value, or its exception raised here. Waits in short steps, so that
-        a Ctrl-C or SIGTERM acts at once."""
+    def wait(self) -> None:
+        """Wait until the function has ended, in short steps, so that a Ctrl-C or SIGTERM
+        acts at once."""
         while not self._done.wait(WAIT_STEP_S):
             pass
+
+    def result(self) -> T:
+        """The function's value, or its exception raised here (``wait`` first)."""
+        self.wait()
         if self._error is not None:
             raise self._error
         return self._value  # type: ignore[return-value]  # set where no error was
+
+
+def finish_running() -> None:
+    """Wait for every piece still running (their values unused). A process must not end with
+    a HiGHS solve running in a thread of its own (HiGHS then aborts the process at exit), so
+    whatever starts pieces calls this before it returns or raises, except on an interrupt,
+    where the command exits at once instead (``placement.cli.main``)."""
+    for piece in list(RUNNING):
+        piece.wait()

@@ -81,6 +81,10 @@ class _HiGHS(pulp.HiGHS):
         self.start = start or {}
         self.watch: StallWatch | None = None
 
+    def createAndConfigureSolver(self, lp: pulp.LpProblem) -> None:
+        _swallow_banner()
+        super().createAndConfigureSolver(lp)
+
     def buildSolverModel(self, lp: pulp.LpProblem) -> None:
         inf = highspy.kHighsInf
         sign = -1.0 if lp.sense == pulp.LpMaximize else 1.0
@@ -374,7 +378,9 @@ def solve_model(
         # Everything is fixed: the objective is its constant (owned commitments, fixed work).
         constant = float(model.problem.objective.constant) if model.problem.objective else 0.0
         return SolveResult(SolveStatus.OPTIMAL, solver, 0.0, constant, 0.0, "empty model")
-    with _stdout_to(sys.stderr.fileno() if msg else None):
+    # Only a solver log asked for moves stdout (to stderr) for the whole solve: a redirection
+    # of the process's stdout made by one thread would swallow another's output.
+    with _stdout_to(sys.stderr.fileno()) if msg else contextlib.nullcontext():
         model.problem.solve(engine)
     elapsed = time.perf_counter() - started
     sol_status = model.problem.sol_status
@@ -462,13 +468,28 @@ def _gap(model: HasProblem, solver: str, status: SolveStatus, gap: float) -> flo
     return gap if status is SolveStatus.OPTIMAL else None
 
 
+_BANNER_LOCK = threading.Lock()
+_BANNER_SWALLOWED = threading.Event()
+
+
+def _swallow_banner() -> None:
+    """HiGHS prints a banner on stdout the first time an instance is made in the process,
+    whatever its options; stdout carries JSON and CSV output, so that first instance is made
+    here with stdout sent nowhere, once (later instances print nothing unless asked to)."""
+    if _BANNER_SWALLOWED.is_set():
+        return
+    with _BANNER_LOCK:
+        if not _BANNER_SWALLOWED.is_set():
+            with _stdout_to(None):
+                highspy.Highs()
+            _BANNER_SWALLOWED.set()
+
+
 @contextlib.contextmanager
 def _stdout_to(fd: int | None) -> Iterator[None]:
-    """Send C-level stdout elsewhere while the solver runs.
-
-    HiGHS prints a banner on stdout when constructed, whatever its options; stdout carries
-    JSON and CSV output, so solver chatter goes to stderr (``msg``) or nowhere.
-    """
+    """Send C-level stdout elsewhere (``fd``; None: nowhere) within the block: the process's,
+    so only where no other thread may write to it meanwhile (a solver log asked for, the
+    banner of the first HiGHS instance)."""
     sys.stdout.flush()
     saved = os.dup(1)
     target = os.open(os.devnull, os.O_WRONLY) if fd is None else os.dup(fd)
