@@ -63,3 +63,19 @@ def test_finish_running_waits_for_every_piece() -> None:
     background.finish_running()
     assert not background.RUNNING
     assert all(piece.result() is True for piece in pieces)
+
+
+def test_an_error_leaving_the_block_waits_for_the_pieces_an_interrupt_does_not() -> None:
+    release = threading.Event()
+    with pytest.raises(ValueError, match="bad"), background.all_ended():
+        piece = InBackground(lambda: release.wait(5.0))
+        threading.Timer(0.2, release.set).start()
+        raise ValueError("bad")
+    assert piece.result() is True and not background.RUNNING
+    release.clear()
+    with pytest.raises(KeyboardInterrupt), background.all_ended():
+        left = InBackground(lambda: release.wait(5.0))
+        raise KeyboardInterrupt
+    assert left in background.RUNNING  # the command exits past it
+    release.set()
+    left.wait()

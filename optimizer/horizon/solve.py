@@ -63,7 +63,7 @@ from placement.horizon.timeline import interim_accelerators
 from placement.horizon.units import rounded_units, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
-from placement.solving.background import InBackground, finish_running
+from placement.solving.background import InBackground, all_ended
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proven_by, proving_cost
 from placement.solving.solver import (
@@ -111,58 +111,39 @@ def solve_horizon(
 ) -> HorizonResult:
     """Solve the stay-put model, then the roadmap (see the module), and build the roadmap;
     each solve within ``time_limit_s``, else within the budgets of ``placement.horizon.budget``.
-    Nothing it starts in the background outlives it (``background.finish_running``), but on
-    an interrupt."""
-    try:
-        solved = _solve_horizon(estimates, catalog, months, solver, time_limit_s, gap)
-    except KeyboardInterrupt:
-        raise
-    except BaseException:
-        finish_running()
-        raise
-    finish_running()  # a pricing made ahead for months the roadmap did not keep
-    return solved
-
-
-def _solve_horizon(
-    estimates: Estimates,
-    catalog: Catalog,
-    months: int,
-    solver: str,
-    time_limit_s: float | None,
-    gap: float,
-) -> HorizonResult:
-    """``solve_horizon``'s work."""
-    epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
-    each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
-    # Staying put is priced on the second core while the search runs on this one (its
-    # pricing MILP can take the whole of its budget); the search waits for it only where it
-    # weighs staying put as a start.
-    staying = InBackground(
-        lambda: _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
-    )
-    model = build_horizon_model(estimates, catalog, months, epochs=epochs)
-    pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap)
-    with stopped_when_stalled(stall_rule(time_limit_s)):
-        result, units_round, ahead = _search(model, staying, estimates, pricing, time_limit_s)
-    stay = staying.result()
-    if not result.has_solution:
-        return HorizonResult(result, None, {})
-    result, model, stayed = _priced(model, stay, result, pricing, units_round, ahead)
-    roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
-    all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
-    roadmap = roadmap.model_copy(
-        update={
-            "all_h100_on_demand_total_usd": all_base,
-            "all_h100_on_demand_monthly_usd": None
-            if all_base is None
-            else round(all_base / months, 2),
-        }
-    )
-    # A target never ready within the horizon is reported as its interim place already.
-    position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
-    end = {position[w.workload_id]: w.target_accelerator for w in roadmap.workloads}
-    return HorizonResult(result, roadmap, end)
+    Nothing it starts in the background outlives it (``background.all_ended``; a pricing made
+    ahead for months the roadmap did not keep is waited for), but on an interrupt."""
+    with all_ended():
+        epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
+        each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
+        # Staying put is priced on the second core while the search runs on this one (its
+        # pricing MILP can take the whole of its budget); the search waits for it only where it
+        # weighs staying put as a start.
+        staying = InBackground(
+            lambda: _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
+        )
+        model = build_horizon_model(estimates, catalog, months, epochs=epochs)
+        pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap)
+        with stopped_when_stalled(stall_rule(time_limit_s)):
+            result, units_round, ahead = _search(model, staying, estimates, pricing, time_limit_s)
+        stay = staying.result()
+        if not result.has_solution:
+            return HorizonResult(result, None, {})
+        result, model, stayed = _priced(model, stay, result, pricing, units_round, ahead)
+        roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
+        all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
+        roadmap = roadmap.model_copy(
+            update={
+                "all_h100_on_demand_total_usd": all_base,
+                "all_h100_on_demand_monthly_usd": None
+                if all_base is None
+                else round(all_base / months, 2),
+            }
+        )
+        # A target never ready within the horizon is reported as its interim place already.
+        position = {str(i): k for k, i in enumerate(estimates.workloads["id"].astype(str))}
+        end = {position[w.workload_id]: w.target_accelerator for w in roadmap.workloads}
+        return HorizonResult(result, roadmap, end)
 
 
 @dataclass(frozen=True)

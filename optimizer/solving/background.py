@@ -7,9 +7,10 @@ its search). Python work in the two threads still takes turns.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Generic, TypeVar
 
 from placement.solving.solver import WAIT_STEP_S
@@ -58,9 +59,22 @@ class InBackground(Generic[T]):
 
 
 def finish_running() -> None:
-    """Wait for every piece still running (their values unused). A process must not end with
-    a HiGHS solve running in a thread of its own (HiGHS then aborts the process at exit), so
-    whatever starts pieces calls this before it returns or raises, except on an interrupt,
-    where the command exits at once instead (``placement.cli.main``)."""
+    """Wait for every piece still running (their values unused)."""
     for piece in list(RUNNING):
         piece.wait()
+
+
+@contextlib.contextmanager
+def all_ended() -> Iterator[None]:
+    """Every piece still running when the block is left, by its end or an error, is waited
+    for (``finish_running``): a process must not end with a HiGHS solve running in a thread
+    of its own (HiGHS then aborts it at exit). Not on an interrupt: the command then exits at
+    once instead (``placement.cli.main``)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        finish_running()
+        raise
+    finish_running()
