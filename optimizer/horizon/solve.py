@@ -216,8 +216,8 @@ def _search(
 
 def _price_ahead(model: HorizonModel, rounded: Priced, pricing: _Pricing) -> _PricedAhead:
     """The rounded roadmap's months priced in the background while the search goes on from
-    it: the search most often ends on the same months (three small inventories over 120
-    months: all three), and a pricing MILP can take its whole budget (30 s), so the pricing
+    it: the search most often ends on the same months (it did on every small inventory tried
+    over 120 months), and a pricing MILP can take its whole budget (30 s), so the pricing
     is done by the time the search is. The pricing's MILPs are never stopped as stalled.
     (Where the pricing's whole units fail, its start is the purchases the model holds at the
     time: a start only, read while the search goes on.)"""
