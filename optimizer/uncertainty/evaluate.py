@@ -21,6 +21,7 @@ known for the sample and the optimum takes its cost (regret is then 0, never neg
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -223,10 +224,15 @@ def held_plans_usd(
 def best_known(result: SolveResult, *held: float | None) -> float | None:
     """The sample's optimum: its solve's cost, or a held plan's where that is lower (a held
     plan is a plan of the same model, found within the same gap)."""
-    known = [h for h in held if h is not None]
-    if not result.has_solution or result.objective is None:
+    return lowest_known(result.objective if result.has_solution else None, held)
+
+
+def lowest_known(optimal: float | None, held: Iterable[float | None]) -> float | None:
+    """``optimal`` (a sample's optimum found; None: none), or the lowest of ``held`` (its held
+    plans' costs) where that is lower; None where no optimum was found."""
+    if optimal is None:
         return None
-    return min([result.objective, *known])
+    return min([optimal, *(h for h in held if h is not None)])
 
 
 def staying_usd(
@@ -273,8 +279,8 @@ def placement_frame(outcomes: list[SampleOutcome], ids: list[str]) -> pd.DataFra
 
 @dataclass(frozen=True)
 class StageBatch:
-    """Samples in which to price several first stages held fixed (and, if ``optimum``, each
-    sample's own optimum): for ``plan --robust``."""
+    """Samples in which to price several first stages held fixed, or, with no stage, each
+    sample's own optimum: for ``plan --robust``."""
 
     inventory: Inventory
     document: dict[str, Any]
@@ -282,7 +288,6 @@ class StageBatch:
     samples: SampleRows
     stages: tuple[FirstStage, ...]
     solver: SolverOptions
-    optimum: bool = True
 
 
 @dataclass(frozen=True)
@@ -306,7 +311,7 @@ def price_stages(batch: StageBatch) -> list[StageCosts]:
             estimates = estimate(inventory.workloads, catalog)
             held = held_plans_usd(estimates, catalog, batch.stages, batch.solver)
             optimal = None
-            if batch.optimum:
+            if not batch.stages:
                 _, result, _ = solve_from_greedy(estimates, catalog, batch.solver)
                 optimal = best_known(result, *held)
             out.append(StageCosts(index, optimal, held))

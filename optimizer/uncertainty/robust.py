@@ -46,6 +46,7 @@ from placement.uncertainty.evaluate import (
     StageBatch,
     StageCosts,
     first_stage_of,
+    lowest_known,
     price_stages,
     solve_held,
 )
@@ -184,7 +185,7 @@ def _stage_batches(
     """The samples of ``indexes`` in worker tasks pricing ``stages`` held; with no stage, each
     sample's own optimum."""
     return [
-        StageBatch(inventory, document, tuple(figures), chunk, stages, solver, optimum=not stages)
+        StageBatch(inventory, document, tuple(figures), chunk, stages, solver)
         for chunk in sample_chunks(values, indexes, SAMPLES_PER_TASK)
     ]
 
@@ -196,15 +197,13 @@ def _flat(batches: Iterable[list[StageCosts]]) -> list[StageCosts]:
 
 def _with_optima(held: list[StageCosts], optima: list[StageCosts]) -> list[StageCosts]:
     """Each sample's held costs with its optimum: the optimum solved, or a held plan's cost
-    where that is lower (``evaluate.best_known``: a held plan is a plan of the same model);
+    where that is lower (``evaluate.lowest_known``: a held plan is a plan of the same model);
     a sample failed in either is failed."""
     joined = []
     for costs, own in zip(held, optima, strict=True):
         assert costs.index == own.index
         error = costs.error or own.error
-        optimal = own.optimal_usd
-        if optimal is not None:
-            optimal = min([optimal, *(h for h in costs.held_usd if h is not None)])
+        optimal = lowest_known(own.optimal_usd, costs.held_usd)
         joined.append(replace(costs, optimal_usd=optimal, error=error))
     return joined
 
