@@ -18,6 +18,10 @@ one workload would save $500 a month on Trainium2 is not handed a $125k programm
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+import numpy as np
 import pandas as pd
 
 from placement.estimating.economics.one_offs import migration_one_off_usd, porting_one_off_usd
@@ -43,10 +47,10 @@ def greedy_placement(options: pd.DataFrame, catalog: Catalog) -> dict[int, str]:
     )
     months = catalog.economics.amortization_months.value
     per_accelerator["cost"] = per_accelerator["compute"] + per_accelerator["switching"] / months
-    cheapest = per_accelerator.loc[per_accelerator.groupby("workload")["cost"].idxmin()]
     cap = catalog.economics.porting_capacity_weeks_per_cycle
     if cap is None:
-        return _weigh_one_offs(per_accelerator, cheapest, catalog, months)
+        return _weigh_one_offs(per_accelerator, catalog, months)
+    cheapest = per_accelerator.loc[per_accelerator.groupby("workload")["cost"].idxmin()]
     without_port = per_accelerator[~per_accelerator["needs_port"]]
     fallback = without_port.groupby("workload")["cost"].min()
     porting = cheapest[cheapest["needs_port"]]
@@ -74,38 +78,87 @@ def greedy_placement(options: pd.DataFrame, catalog: Catalog) -> dict[int, str]:
             index=per_accelerator.index,
         )
     ]
-    best = allowed.loc[allowed.groupby("workload")["cost"].idxmin()]
-    return _weigh_one_offs(allowed, best, catalog, months)
+    return _weigh_one_offs(allowed, catalog, months)
 
 
-def _weigh_one_offs(
-    options: pd.DataFrame, chosen: pd.DataFrame, catalog: Catalog, months: float
-) -> dict[int, str]:
+@dataclass(frozen=True)
+class _Choice:
+    """A workload's best option on one accelerator (a row of ``per_accelerator``)."""
+
+    workload: int
+    accelerator: str
+    cost: float
+    needs_port: bool
+    needs_migration: bool
+    family: object
+    platform: object
+
+    def uses(self, needs: str, key: tuple[object, ...]) -> bool:
+        """Whether this choice needs the port (``key``: family, platform) or the migration
+        programme (``key``: platform) being weighed."""
+        if needs == "needs_port":
+            return self.needs_port and (str(self.family), str(self.platform)) == key
+        return self.needs_migration and (str(self.platform),) == key
+
+    def key(self, needs: str) -> tuple[str, ...] | None:
+        """The port or programme this choice needs, if any (None where its name is missing,
+        which grouping leaves out)."""
+        parts = (self.family, self.platform) if needs == "needs_port" else (self.platform,)
+        if not getattr(self, needs) or any(pd.isna(part) for part in parts):
+            return None
+        return tuple(str(part) for part in parts)
+
+
+def _cheapest(choices: list[_Choice]) -> dict[int, _Choice]:
+    """Each workload's cheapest choice, the first of equals in frame order (``idxmin``)."""
+    best: dict[int, _Choice] = {}
+    for choice in choices:
+        if math.isnan(choice.cost):
+            continue
+        held = best.get(choice.workload)
+        if held is None or choice.cost < held.cost:
+            best[choice.workload] = choice
+    return dict(sorted(best.items()))
+
+
+def _weigh_one_offs(options: pd.DataFrame, catalog: Catalog, months: float) -> dict[int, str]:
     """Drop the ports, then the migration programmes, that do not save their amortized one-off
-    (see the module); the workloads that used them take their best option without them."""
-    allowed = options
-    for needs, keys in (("needs_port", ["family", "platform"]), ("needs_migration", ["platform"])):
-        for key, group in chosen[chosen[needs]].groupby(keys, sort=True):
-            key = key if isinstance(key, tuple) else (key,)
-            platform = str(key[-1])
+    (see the module); the workloads that used them take their best option without them.
+
+    Plain records rather than a frame per port weighed: a few thousand rows, where pandas'
+    per-call cost (a dozen group-bys a port) was most of the greedy plan's time."""
+    columns = ["workload", "accelerator", "cost", "needs_port", "needs_migration"]
+    allowed = [
+        _Choice(int(w), str(a), float(c), bool(p), bool(m), f, s)
+        for w, a, c, p, m, f, s in zip(
+            *(options[column].tolist() for column in [*columns, "family", "platform"]),
+            strict=True,
+        )
+    ]
+    chosen = _cheapest(allowed)
+    for needs in ("needs_port", "needs_migration"):
+        groups: dict[tuple[str, ...], list[_Choice]] = {}
+        for choice in chosen.values():
+            key = choice.key(needs)
+            if key is not None:
+                groups.setdefault(key, []).append(choice)
+        for key, group in sorted(groups.items()):
+            platform = key[-1]
             one_off = porting_one_off_usd(catalog, platform)
             if needs == "needs_migration":
-                ported = group.loc[group["needs_port"], "family"].astype(str).nunique()
+                ported = len({str(c.family) for c in group if c.needs_port})
                 one_off = migration_one_off_usd(catalog, platform) + one_off * ported
-            using = allowed[needs] & _matches(allowed, keys, key)
-            fallback = allowed[~using & allowed["workload"].isin(group["workload"])]
-            best_without = fallback.groupby("workload")["cost"].min()
-            if best_without.index.size < group["workload"].nunique():
+            members = {c.workload for c in group}
+            best_without = _cheapest(
+                [c for c in allowed if c.workload in members and not c.uses(needs, key)]
+            )
+            if len(best_without) < len(members):
                 continue  # some workload has nowhere else to run: the one-off is needed
-            saving = float((best_without - group.set_index("workload")["cost"]).sum())
+            # Summed as pandas sums a Series (pairwise, in workload order): the same figure.
+            saving = float(
+                np.sum([best_without[c.workload].cost - c.cost for c in group], dtype=float)
+            )
             if saving <= one_off / months:
-                allowed = allowed[~using]
-        chosen = allowed.loc[allowed.groupby("workload")["cost"].idxmin()]
-    return dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
-
-
-def _matches(frame: pd.DataFrame, columns: list[str], values: tuple[object, ...]) -> pd.Series:
-    match = pd.Series(True, index=frame.index)
-    for column, value in zip(columns, values, strict=True):
-        match &= frame[column].astype(str).eq(str(value))
-    return match
+                allowed = [c for c in allowed if not c.uses(needs, key)]
+        chosen = _cheapest(allowed)
+    return {w: c.accelerator for w, c in chosen.items()}
