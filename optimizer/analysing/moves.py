@@ -257,10 +257,11 @@ def _one_off_shares(solution: Solution, catalog: Catalog) -> dict[int, tuple[flo
     offs, not amortized), by chip-hours among the workloads sharing each (showback rules 3, 4)."""
     port: dict[int, float] = {}
     migration: dict[int, float] = {}
+    users = port_users(solution.chosen)
     for p in solution.ported.itertuples():
         spread(
             porting_one_off_usd(catalog, str(p.platform)),
-            port_users(solution.chosen, str(p.family), str(p.platform)),
+            users.get((str(p.family), str(p.platform)), {}),
             port,
         )
     for platform in solution.adopted:

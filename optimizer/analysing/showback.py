@@ -67,8 +67,9 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
         if not spread(idle, on_its, share):
             spread(idle, hours, share)
     months = catalog.economics.amortization_months.value
+    users = port_users(chosen)
     for port in solution.ported.itertuples():
-        weights = port_users(chosen, str(port.family), str(port.platform))
+        weights = users.get((str(port.family), str(port.platform)), {})
         cost = porting_one_off_usd(catalog, str(port.platform)) / months
         if not spread(cost, weights, share):
             spread(cost, hours, share)
@@ -82,14 +83,22 @@ def showback_usd(solution: Solution, catalog: Catalog, total_usd: float) -> dict
     return _cents_summing_to(dict(share), total_usd)
 
 
-def port_users(chosen: pd.DataFrame, family: str, platform: str) -> dict[int, float]:
-    """The workloads that need the port of ``family`` to ``platform`` (of that family, placed
+def port_users(chosen: pd.DataFrame) -> dict[tuple[str, str], dict[int, float]]:
+    """For each port (family, platform), the workloads that need it (of that family, placed
     on that platform, not running there already nor ``neuron_ready``), with their chip-hours:
-    the weights the port's cost is shared by (rule 3)."""
-    users = chosen[
-        chosen["family"].eq(family) & chosen["platform"].eq(platform) & chosen["needs_port"]
-    ]
-    return dict(zip(users["workload"].astype(int), users["chip_hours"].astype(float), strict=True))
+    the weights the port's cost is shared by (rule 3). One pass over the plan, not a filter
+    per port."""
+    users: dict[tuple[str, str], dict[int, float]] = {}
+    needing = chosen[chosen["needs_port"]]
+    for w, family, platform, hours in zip(
+        needing["workload"].astype(int).tolist(),
+        needing["family"].tolist(),
+        needing["platform"].tolist(),
+        needing["chip_hours"].astype(float).tolist(),
+        strict=True,
+    ):
+        users.setdefault((str(family), str(platform)), {})[w] = hours
+    return users
 
 
 def platform_users(chosen: pd.DataFrame, platform: str) -> dict[int, float]:
