@@ -50,11 +50,10 @@ def part_figures(
     and short-work flag (``with_classes``), summed by ``aggregate``."""
     specs = catalog.profiles()
     figures: dict[DemandKey, Figures] = {}
-    for (acc, profile, cls, is_short), group in rows.groupby(
+    for (acc, profile, cls, is_short), members in rows.groupby(
         ["accelerator", "load_profile", "eligibility", "short_work"], sort=True
-    ).groups.items():
+    ):
         part = DemandKey(str(acc), str(profile), float(cls), bool(is_short))
-        members = rows.loc[group]
         key = (keys[part.accelerator], keys[part.profile], class_key(part.eligibility))
         key = (*key, *(("short",) if part.short else ()))
         f = Figures()
