@@ -163,11 +163,17 @@ def with_classes(rows: pd.DataFrame, catalog: Catalog) -> pd.DataFrame:
     their replicas) and whether they are short work (fewer run hours than the profile
     offers)."""
     book = commitment_book(catalog)
-    classes = [
-        # No replica (an infeasible place a workload waits on): no chips, any class will do.
-        book.class_of(str(a), 0 if pd.isna(s) else int(s))
-        for a, s in zip(rows["accelerator"], rows["replica_chips"], strict=True)
-    ]
+    # No replica (an infeasible place a workload waits on): no chips, any class will do.
+    pairs = list(
+        zip(
+            rows["accelerator"].astype(object).tolist(),
+            rows["replica_chips"].fillna(0).astype(int).tolist(),
+            strict=True,
+        )
+    )
+    # A few distinct (accelerator, chips) pairs among thousands of rows: each looked up once.
+    of_pair = {pair: book.class_of(str(pair[0]), pair[1]) for pair in set(pairs)}
+    classes = [of_pair[pair] for pair in pairs]
     return rows.assign(eligibility=classes, short_work=short_work(rows, catalog))
 
 
