@@ -93,12 +93,10 @@ class _Choice:
     family: object
     platform: object
 
-    def uses(self, needs: str, key: tuple[object, ...]) -> bool:
+    def uses(self, needs: str, key: tuple[str, ...]) -> bool:
         """Whether this choice needs the port (``key``: family, platform) or the migration
         programme (``key``: platform) being weighed."""
-        if needs == "needs_port":
-            return self.needs_port and (str(self.family), str(self.platform)) == key
-        return self.needs_migration and (str(self.platform),) == key
+        return self.key(needs) == key
 
     def key(self, needs: str) -> tuple[str, ...] | None:
         """The port or programme this choice needs, if any (None where its name is missing,
