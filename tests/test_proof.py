@@ -44,7 +44,10 @@ def test_the_pooled_relaxation_bounds_the_exact_models_relaxation_and_optimum(
 
 
 def test_a_start_the_bound_proves_is_the_plan_within_the_gap_of_the_optimum() -> None:
-    inventory = synthetic_inventory(200, seed=1)
+    # A start proven with room (0.03% from the bound, against the 0.1% asked): whether a start
+    # just inside the gap is proven can turn on which of tied optima HiGHS returns, which
+    # differs between CPUs (200 workloads of seed 1 are proven at 0.09% on one, not another).
+    inventory = synthetic_inventory(250, seed=7)
     result = plan(inventory)
     assert_consistent(result)
     p = result.plan

@@ -93,9 +93,16 @@ def test_doubling_every_money_figure_doubles_the_optimum_and_keeps_the_plan(
     result = whatif(unseen_inventory, [doubled], solver=EXACT, workers=1)
     base, twice = result.outcomes
     assert base.plan.objective_monthly_usd is not None
-    assert twice.plan.objective_monthly_usd == pytest.approx(
-        2 * base.plan.objective_monthly_usd, rel=1e-6
-    )
+    assert twice.plan.objective_monthly_usd is not None
+    # Every cost doubles, so the optimum does: exactly the fractional-chip optimum (solved to a
+    # gap of 0), which bounds each plan from below. Cover counted in whole chips afterwards
+    # starts from whichever of tied optima HiGHS returns (it differs between CPUs), so a plan
+    # may stand a few dollars above it; neither may stand below the other's bound.
+    bound = base.plan.solver.relaxed_objective_usd or base.plan.objective_monthly_usd
+    bound_twice = twice.plan.solver.relaxed_objective_usd or twice.plan.objective_monthly_usd
+    assert bound_twice == pytest.approx(2 * bound, rel=1e-6)
+    assert twice.plan.objective_monthly_usd >= bound_twice * (1 - 1e-9)
+    assert 2 * base.plan.objective_monthly_usd >= bound_twice * (1 - 1e-9)
     assert twice.diff is not None and not twice.diff.moves
     assert [(a.workload_id, a.accelerator) for a in twice.plan.assignments] == [
         (a.workload_id, a.accelerator) for a in base.plan.assignments
