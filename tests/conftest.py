@@ -22,8 +22,17 @@ from placement.catalog import default_catalog_text
 from placement.models.catalog import Catalog
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.reading import read_inventory
+from placement.solving.solver import highs_threads
 
 EXACT = SolverOptions(solver="highs", gap=0.0)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def highs_sized_as_in_a_command() -> None:
+    """This process's HiGHS pool sized by placement's first run, as in a command's process:
+    a test running HiGHS itself first (at HiGHS's own choice of threads) would leave this
+    process's solves on another thread count than the worker processes' (``highs_threads``)."""
+    highs_threads()
 
 
 def default_catalog_dict() -> dict[str, Any]:

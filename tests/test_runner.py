@@ -6,11 +6,17 @@ program)."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
+import pulp
 import pytest
 
 from placement.comparing.batch import Runner
+from placement.solving import solver
 
 
 def _square_of(job: int) -> tuple[int, int]:
@@ -53,3 +59,57 @@ def test_a_failed_job_is_raised_when_the_results_are_asked_for() -> None:
         pending = runner.submit(list(range(5)), task=_fails_on_three)
         with pytest.raises(ValueError, match="job 3 failed"):
             pending.results()
+
+
+def _highs_threads(job: int) -> int | None:
+    """The threads this process's HiGHS solvers ask for, once a small MILP has been solved."""
+    problem = pulp.LpProblem("tiny", pulp.LpMinimize)
+    x = problem.add_variable("x", 0, 10, cat="Integer")
+    problem += x
+    problem += x >= job + 0.5
+    solver.solve_model(Holding(problem))
+    assert x.varValue == job + 1
+    threads: int | None = solver.make_solver("highs", None, 1e-3).threads
+    return threads
+
+
+@dataclass
+class Holding:
+    """A stand-in for a model: anything holding a problem is solved."""
+
+    problem: pulp.LpProblem
+
+
+def test_highs_runs_on_one_thread_in_this_process_and_every_worker(dask_cluster: str) -> None:
+    # HiGHS's guidance where several instances run at once: one thread each. The same number
+    # in every process keeps a seed's figures the same whoever runs them.
+    assert solver.highs_threads() == solver.HIGHS_THREADS == 1
+    with Runner(workers=2) as runner:
+        assert runner.run([1, 2, 3], task=_highs_threads) == [1, 1, 1]
+    with Runner(scheduler=dask_cluster) as runner:
+        assert runner.run([1, 2], task=_highs_threads) == [1, 1]
+    with Runner(workers=1) as runner:
+        assert runner.run([4], task=_highs_threads) == [1]
+
+
+def test_a_process_whose_highs_pool_is_sized_otherwise_keeps_it_and_solves() -> None:
+    # HiGHS sizes its threads once per process and fails a later run asking for another
+    # number: where a program ran HiGHS first at two threads, its runs keep HiGHS's choice.
+    code = (
+        "import highspy\n"
+        "h = highspy.Highs(); h.setOptionValue('output_flag', False)\n"
+        "h.setOptionValue('threads', 2); h.addVar(0.0, 1.0)\n"
+        "assert h.run() == highspy.HighsStatus.kOk\n"
+        "from tests.test_runner import _highs_threads\n"
+        "print(_highs_threads(3))\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    path = os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": path},
+        check=True,
+    )
+    assert out.stdout.strip().splitlines()[-1] == "None"

@@ -308,6 +308,39 @@ def highs_of(model: HasProblem, time_limit: float | None, relax: bool) -> highsp
     return highs
 
 
+HIGHS_THREADS = 1
+"""Threads each HiGHS run may use (HiGHS's ``threads`` option), in every process alike: one,
+as HiGHS advises where several instances run at once (a batch runs a worker per core, and a
+plan runs its solves two at a time in threads of its own). The same number everywhere also
+keeps a seed's figures the same on any number of workers: HiGHS's result can depend on its
+thread count (a 50-workload inventory's risk figures did, by up to 0.3%, with its default in
+one process and one thread in the others)."""
+
+_THREADS_ASKED: list[int | None] = []
+_THREADS_LOCK = threading.Lock()
+
+
+def highs_threads() -> int | None:
+    """The ``threads`` option of this process's HiGHS runs: ``HIGHS_THREADS``, or None (HiGHS's
+    own choice) where the process's HiGHS cannot have it.
+
+    HiGHS sizes its thread pool once per process, at its first run, and fails a later run that
+    asks for another size. So the first call runs an empty column asking for
+    ``HIGHS_THREADS``: where that succeeds the pool has that size (made now, or already) and
+    every run asks for it; where it fails (a program that ran HiGHS itself before, with its own
+    choice) the runs keep HiGHS's choice, which any pool accepts. Decided once per process."""
+    with _THREADS_LOCK:
+        if not _THREADS_ASKED:
+            _swallow_banner()
+            probe = highspy.Highs()
+            probe.setOptionValue("output_flag", False)
+            probe.setOptionValue("threads", HIGHS_THREADS)
+            probe.addVar(0.0, 1.0)
+            fits = probe.run() == highspy.HighsStatus.kOk
+            _THREADS_ASKED.append(HIGHS_THREADS if fits else None)
+        return _THREADS_ASKED[0]
+
+
 def make_solver(
     solver: str,
     time_limit: float | None,
@@ -330,7 +363,7 @@ def make_solver(
             msg=msg,
             timeLimit=time_limit,
             gapRel=gap,
-            threads=None,
+            threads=highs_threads(),
             mip=not relax,
             **options,
         )
