@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import math
 import os
 import queue
@@ -316,10 +317,8 @@ keeps a seed's figures the same on any number of workers: HiGHS's result can dep
 thread count (a 50-workload inventory's risk figures did, by up to 0.3%, with its default in
 one process and one thread in the others)."""
 
-_THREADS_ASKED: list[int | None] = []
-_THREADS_LOCK = threading.Lock()
 
-
+@functools.cache
 def highs_threads() -> int | None:
     """The ``threads`` option of this process's HiGHS runs: ``HIGHS_THREADS``, or None (HiGHS's
     own choice) where the process's HiGHS cannot have it.
@@ -328,17 +327,14 @@ def highs_threads() -> int | None:
     asks for another size. So the first call runs an empty column asking for
     ``HIGHS_THREADS``: where that succeeds the pool has that size (made now, or already) and
     every run asks for it; where it fails (a program that ran HiGHS itself before, with its own
-    choice) the runs keep HiGHS's choice, which any pool accepts. Decided once per process."""
-    with _THREADS_LOCK:
-        if not _THREADS_ASKED:
-            _swallow_banner()
-            probe = highspy.Highs()
-            probe.setOptionValue("output_flag", False)
-            probe.setOptionValue("threads", HIGHS_THREADS)
-            probe.addVar(0.0, 1.0)
-            fits = probe.run() == highspy.HighsStatus.kOk
-            _THREADS_ASKED.append(HIGHS_THREADS if fits else None)
-        return _THREADS_ASKED[0]
+    choice) the runs keep HiGHS's choice, which any pool accepts. Decided once per process
+    (two threads asking at once may both probe: each asks for the same size)."""
+    _swallow_banner()
+    probe = highspy.Highs()
+    probe.setOptionValue("output_flag", False)
+    probe.setOptionValue("threads", HIGHS_THREADS)
+    probe.addVar(0.0, 1.0)
+    return HIGHS_THREADS if probe.run() == highspy.HighsStatus.kOk else None
 
 
 def make_solver(
