@@ -87,11 +87,25 @@ def test_the_roadmap_is_within_the_gap_of_the_whole_milps_optimum(
     # one moves a workload in parts at its optimum, so making it whole costs a little more.
     assert optimum * (1 - TIGHT_GAP) <= found <= optimum * (1 + WHOLE_MOVES_COST)
     # The gap reported is the distance from the relaxation's bound, and the roadmap is called
-    # optimal exactly when that is within the gap asked.
-    assert "relaxation" in result.solve.termination
-    assert result.solve.gap == pytest.approx((found - bound) / found, abs=1e-9)
-    proven = result.solve.gap <= DEFAULT_GAP
-    assert (result.solve.status is SolveStatus.OPTIMAL) == proven
+    # optimal exactly when that is within the gap asked; where a pricing of its months (or of
+    # staying put) stopped at its time limit before proving its own gap, the larger of the two
+    # (``_with_pricing_gap``). Which happens depends on the machine: staying put's pricing of
+    # this case takes 28 s of its 30 s on one 2-core VM.
+    termination = result.solve.termination
+    assert "relaxation" in termination
+    from_bound = (found - bound) / found
+    pricing_gaps = re.findall(r"priced within ([\d.]+)% of the bound", termination)
+    if pricing_gaps:
+        assert result.solve.status is SolveStatus.FEASIBLE
+        stated = max(float(percent) / 100 for percent in pricing_gaps)
+        assert result.solve.gap is not None and result.solve.gap >= from_bound - 1e-9
+        # The message rounds each pricing's gap to 0.001 of a percent.
+        assert result.solve.gap == pytest.approx(max(from_bound, stated), abs=5e-6)
+    else:
+        assert "an unknown gap" not in termination
+        assert result.solve.gap == pytest.approx(from_bound, abs=1e-9)
+        proven = result.solve.gap <= DEFAULT_GAP
+        assert (result.solve.status is SolveStatus.OPTIMAL) == proven
     # The plan's figures are the roadmap's months priced in the steady state's month model
     # (``placement.horizon.pricing``), whose total the solver's message gives beside the
     # MILP's; the monthly average is that total over the months (each of its parts rounded).
