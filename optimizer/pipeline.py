@@ -34,7 +34,7 @@ from placement.reading.limits import SizeLimit
 from placement.scenarios import Scenario, apply_scenario
 from placement.solving.conflicts import conflicts
 from placement.solving.model_file import model_file_text
-from placement.solving.proof import proven_within_gap, relaxation_bound
+from placement.solving.proof import Bound, proven_within_gap, relaxation_bound
 from placement.solving.solver import SolveResult, SolverOptions, SolveStatus
 from placement.solving.start import GreedyPlan, price_greedy, start_values
 from placement.solving.whole_chips import solve_plan_model
@@ -85,16 +85,18 @@ def solve_placement(
     settings: FormulationSettings | None = None,
     model_path: str | os.PathLike[str] | None = None,
     start: GreedyPlan | None = None,
+    bound: Bound | None = None,
 ) -> tuple[SolveResult, Solution | None]:
     """Build and solve the MILP over the estimates' options; extract a solution if there is one.
 
     ``start`` (a priced placement, e.g. the greedy one) is handed to the solver as the plan to
     search from; where a relaxation's bound already proves it within the gap
     (``solving.proof``), it is the plan and no MILP is built (unless ``model_path`` asks for the
-    model's file)."""
+    model's file). ``bound``: that relaxation's bound where the caller has it already (for
+    these estimates and ``settings``)."""
     solved = start.solved if start is not None else None
     if solved is not None and model_path is None:
-        bound = relaxation_bound(estimates, catalog, solver, settings)
+        bound = bound or relaxation_bound(estimates, catalog, solver, settings)
         proven = proven_within_gap(solved.result, bound, solver.gap)
         if proven is not None:
             return proven, extract_solution(solved.model, catalog)
@@ -363,14 +365,16 @@ def solve_from_greedy(
     catalog: Catalog,
     solver: SolverOptions,
     model_path: str | os.PathLike[str] | None = None,
+    bound: Bound | None = None,
 ) -> tuple[GreedyPlan, SolveResult, Solution | None]:
     """The steady state solved from the greedy plan, priced (where it runs and what it commits
     to): the search's starting point (it can take HiGHS from seconds of searching to a
     fraction of one), the plan where the bound proves it, and a baseline (returned without
-    its solved model, whose memory is not needed past the solve)."""
+    its solved model, whose memory is not needed past the solve). ``bound``: the relaxation's
+    bound (``solving.proof``) where the caller has it already."""
     greedy = price_greedy(estimates, catalog, solver)
     result, solution = solve_placement(
-        estimates, catalog, solver, model_path=model_path, start=greedy
+        estimates, catalog, solver, model_path=model_path, start=greedy, bound=bound
     )
     return greedy.without_model(), result, solution
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from placement.estimating import Estimates
 from placement.formulating.build import build_model
-from placement.formulating.model import FormulationSettings
+from placement.formulating.model import FormulationSettings, PlacementModel
 from placement.models.catalog import Catalog
 from placement.solving.solver import (
     SolveResult,
@@ -48,12 +48,24 @@ def relaxation_bound(
 ) -> Bound:
     """The LP relaxation's optimum of the model with short work pooled: a lower bound on the
     cost of every plan the model under ``settings`` allows."""
+    return pooled_relaxation(estimates, catalog, solver, settings)[1]
+
+
+def pooled_relaxation(
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    settings: FormulationSettings | None = None,
+) -> tuple[PlacementModel, Bound]:
+    """``relaxation_bound``, with the model it solved (its variables holding the relaxation's
+    values), for a caller that solves it again under other bounds (``placement.uncertainty.
+    held_rounding``: the base plan held fixed, on the same sample)."""
     started = time.perf_counter()
     pooled = replace(settings or FormulationSettings(), aggregate_short_work=True)
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, pooled)
     result = solve_model(model, solver.solver, solver.time_limit_s, solver.gap, relax=True)
     usd = result.objective if result.status == SolveStatus.OPTIMAL else None
-    return Bound(usd, time.perf_counter() - started)
+    return model, Bound(usd, time.perf_counter() - started)
 
 
 def proven_within_gap(start: SolveResult, bound: Bound, gap: float) -> SolveResult | None:

@@ -11,8 +11,9 @@ each, in the order a worker runs them:
   ``current_accelerator`` there, every other one on an adopted platform with nothing ported;
 - **the base plan held fixed** (``base_plan_usd``): the point plan's commitments, ports and
   migration (its first stage) fixed and paid at the sample's figures, where work runs and what
-  is paid on demand chosen again (``formulating.first_stage``). None where the held decisions
-  leave a workload nowhere to run.
+  is paid on demand chosen again (``formulating.first_stage``): the relaxation's placement
+  rounded where the relaxation's bound proves it within the gap (``held_rounding``), else the
+  MILP. None where the held decisions leave a workload nowhere to run.
 
 The base plan held fixed is a plan of the sample's model, so the sample's optimum is never
 above it: where a solve's gap leaves the optimum found above it, the held plan is the best plan
@@ -39,8 +40,10 @@ from placement.models.plan import Roadmap
 from placement.pipeline import solve_from_greedy
 from placement.reading import Inventory
 from placement.solving.fixing import kept_bounds
+from placement.solving.proof import pooled_relaxation
 from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.whole_chips import solve_plan_model
+from placement.uncertainty.held_rounding import rounded_held
 from placement.uncertainty.sampling import Figure, SampleRows, sampled
 
 
@@ -138,9 +141,10 @@ def evaluate_sample(
     """The sample's optimum, baselines and held base plan (see the module's docstring), and
     the ``roadmap`` held fixed month by month where one is given (``risk --horizon``)."""
     estimates = estimate(inventory.workloads, catalog)
-    greedy, result, solution = solve_from_greedy(estimates, catalog, solver)
+    pooled, bound = pooled_relaxation(estimates, catalog, solver)
+    greedy, result, solution = solve_from_greedy(estimates, catalog, solver, bound=bound)
     baselines = compute_baselines(estimates, catalog, solver, result.objective, greedy)
-    held = held_plan_usd(estimates, catalog, stage, solver)
+    held = held_plans_usd(estimates, catalog, (stage,), solver, pooled)[0]
     optimal = best_known(result, held)
     all_h100 = baselines.all_h100_optimal_usd
     months = None if roadmap is None else held_roadmap(roadmap, estimates, catalog, solver)
@@ -191,15 +195,32 @@ def held_plan_usd(
 
 
 def held_plans_usd(
-    estimates: Estimates, catalog: Catalog, stages: tuple[FirstStage, ...], solver: SolverOptions
+    estimates: Estimates,
+    catalog: Catalog,
+    stages: tuple[FirstStage, ...],
+    solver: SolverOptions,
+    pooled: PlacementModel | None = None,
 ) -> tuple[float | None, ...]:
-    """``held_plan_usd`` of each stage, held in turn on one built model: each solve's bounds
-    and sunk cost are given back after it, and the model is built again only where a solve's
-    whole-chip rounds added rows to it (a build costs about as much as a held solve on 1,000
-    workloads)."""
+    """``held_plan_usd`` of each stage: the relaxation's placement rounded where the
+    relaxation's bound proves it (``held_rounding``; ``pooled``, the sample's relaxation with
+    short work pooled, where the caller has built it), else the MILP, each stage held in turn
+    on one built model: each solve's bounds and sunk cost are given back after it, and the
+    model is built again only where a solve's whole-chip rounds added rows to it (a build
+    costs about as much as a held solve on 1,000 workloads)."""
     model: PlacementModel | None = None
     costs: list[float | None] = []
+    if pooled is None and stages:
+        pooled, _ = pooled_relaxation(estimates, catalog, solver)
     for stage in stages:
+        assert pooled is not None
+        try:
+            rounded = rounded_held(pooled, estimates, catalog, stage, solver)
+        except FirstStageInfeasible:
+            costs.append(None)
+            continue
+        if rounded is not None and rounded.proven(solver.gap):
+            costs.append(rounded.cost_usd)
+            continue
         if model is None:
             model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
         problem = model.problem
@@ -215,7 +236,10 @@ def held_plans_usd(
                 continue
             result = solve_plan_model(model, catalog, solver)
         objective.constant = constant
-        costs.append(result.objective if result.has_solution else None)
+        # The rounded plan is a held plan too: the MILP's, within its gap, may cost more.
+        plans = [result.objective if result.has_solution else None]
+        plans.append(None if rounded is None else rounded.cost_usd)
+        costs.append(min((usd for usd in plans if usd is not None), default=None))
         if len(problem._constraints) != rows:
             model = None
     return tuple(costs)

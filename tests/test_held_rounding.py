@@ -1,0 +1,154 @@
+"""The base plan held fixed from the relaxation's placement rounded
+(``placement.uncertainty.held_rounding``): its bound bounds the held MILP's optimum, its plan
+is a held plan (never below that optimum), and where the bound proves it, it is within the gap
+of it; elsewhere the MILP decides, and the cheaper of the two is the held plan."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.generate import read_synthetic
+from placement.catalog import read_catalog
+from placement.estimating import Estimates, estimate
+from placement.formulating.build import build_model
+from placement.formulating.first_stage import FirstStage, hold_first_stage
+from placement.models.catalog import Catalog
+from placement.pipeline import SolverOptions, plan
+from placement.reading import Inventory
+from placement.solving.choices import DEFAULT_GAP
+from placement.solving.proof import pooled_relaxation
+from placement.solving.whole_chips import solve_plan_model
+from placement.uncertainty import held_rounding
+from placement.uncertainty.evaluate import first_stage_of, held_plans_usd
+from placement.uncertainty.held_rounding import relaxed_placement, rounded_held
+
+SIZE, SEED = 150, 3
+TIGHT = SolverOptions(gap=1e-7)
+H100_PRICES = (2.5, 3.2, 5.0)
+"""The H100's on-demand price ($ a GPU-hour) the point plan is held at: cheaper and dearer
+than the catalog's, so that work wants to move and the held commitments bind."""
+
+
+@pytest.fixture(scope="module")
+def point() -> tuple[Catalog, FirstStage, Inventory]:
+    source, inventory = read_synthetic(SIZE, SEED)
+    result = plan(inventory, source.catalog)
+    return source.catalog, first_stage_of(result.solution), inventory
+
+
+def _at_price(price: float, inventory: Inventory) -> tuple[Catalog, Estimates]:
+    catalog = read_catalog(overrides=[f"accelerators.h100.on_demand_usd_per_chip_hour={price}"])
+    estimates = estimate(inventory.workloads, catalog.catalog)
+    return catalog.catalog, estimates
+
+
+def _held_milp(estimates: Estimates, catalog: Catalog, stage: FirstStage) -> tuple[float, float]:
+    """The held MILP solved to a tight gap: its plan's cost in whole chips, and the optimum
+    with cover in part chips (its first solve), which bounds every held plan's cost."""
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
+    sunk = hold_first_stage(model, stage, catalog)
+    assert model.problem.objective is not None
+    model.problem.objective.constant += sunk
+    result = solve_plan_model(model, catalog, TIGHT)
+    assert result.objective is not None
+    return result.objective, result.relaxed_objective or result.objective
+
+
+@pytest.mark.parametrize("price", H100_PRICES)
+def test_the_rounded_plan_is_a_held_plan_and_its_bound_bounds_the_held_optimum(
+    point: tuple[Catalog, FirstStage, Inventory], price: float
+) -> None:
+    _, stage, inventory = point
+    catalog, estimates = _at_price(price, inventory)
+    milp, below = _held_milp(estimates, catalog, stage)
+    pooled, _ = pooled_relaxation(estimates, catalog, SolverOptions())
+    rounded = rounded_held(pooled, estimates, catalog, stage, SolverOptions())
+    assert rounded is not None and rounded.cost_usd is not None
+    # The pooled relaxation is weaker than the MILP's part-chip optimum; both bound every
+    # held plan, the rounded one (whole chips) among them.
+    assert rounded.bound_usd <= below * (1 + 1e-9)
+    assert rounded.cost_usd >= below * (1 - 1e-9)
+    if rounded.proven(DEFAULT_GAP):
+        assert rounded.cost_usd - below <= DEFAULT_GAP * rounded.cost_usd
+    # The held plan: the rounded one where proven (within the gap of the held optimum, as
+    # the tight MILP's plan is), else the MILP's where cheaper; a held plan either way.
+    [held] = held_plans_usd(estimates, catalog, (stage,), SolverOptions(), pooled)
+    assert held is not None and held >= below * (1 - 1e-9)
+    if rounded.proven(DEFAULT_GAP):
+        assert held == rounded.cost_usd
+        assert held <= below / (1 - DEFAULT_GAP) <= milp / (1 - DEFAULT_GAP)
+    else:
+        assert held <= rounded.cost_usd
+
+
+def test_the_rounding_is_proven_on_most_samples(
+    point: tuple[Catalog, FirstStage, Inventory],
+) -> None:
+    """The point of it: the relaxation's placement, held, is nearly whole, so most held plans
+    need no MILP (on this inventory, every price here)."""
+    _, stage, inventory = point
+    proven = []
+    for price in H100_PRICES:
+        catalog, estimates = _at_price(price, inventory)
+        pooled, _ = pooled_relaxation(estimates, catalog, SolverOptions())
+        rounded = rounded_held(pooled, estimates, catalog, stage, SolverOptions())
+        proven.append(rounded is not None and rounded.proven(DEFAULT_GAP))
+    assert sum(proven) >= 2
+
+
+def test_the_relaxation_is_solved_held_and_its_bounds_given_back(
+    point: tuple[Catalog, FirstStage, Inventory],
+) -> None:
+    catalog, stage, inventory = point
+    _, estimates = _at_price(3.2, inventory)
+    pooled, bound = pooled_relaxation(estimates, catalog, SolverOptions())
+    before = {var.name: (var.lowBound, var.upBound) for var in pooled.problem.variables()}
+    assert pooled.problem.objective is not None
+    constant = pooled.problem.objective.constant
+    held = held_rounding.held_relaxation_bound(pooled, stage, catalog, SolverOptions())
+    assert held is not None and bound.usd is not None
+    assert held >= bound.usd - 1e-6  # holding decisions never lowers the relaxation
+    after = {var.name: (var.lowBound, var.upBound) for var in pooled.problem.variables()}
+    assert after == before and pooled.problem.objective.constant == constant
+
+
+def test_each_workload_goes_where_the_relaxation_puts_most_of_it(
+    point: tuple[Catalog, FirstStage, Inventory],
+) -> None:
+    catalog, _, inventory = point
+    _, estimates = _at_price(3.2, inventory)
+    pooled, _ = pooled_relaxation(estimates, catalog, SolverOptions())
+    options = pooled.options
+    chosen = relaxed_placement(pooled)
+    assert set(chosen) == set(pooled.placeable)
+    for workload, group in options.groupby("workload"):
+        shares = {
+            str(options.at[oid, "accelerator"]): (
+                1.0 if oid in pooled.fixed else (pooled.assign[oid].varValue or 0.0)
+            )
+            for oid in group.index
+        }
+        largest = max(shares.values())
+        assert shares[chosen[int(workload)]] == largest
+        # Ties go to the first in the model's order.
+        first = next(acc for acc, share in shares.items() if share == largest)
+        assert chosen[int(workload)] == first
+
+
+def test_where_the_bound_proves_nothing_the_milp_decides_and_the_cheaper_stands(
+    point: tuple[Catalog, FirstStage, Inventory], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, stage, inventory = point
+    catalog, estimates = _at_price(5.0, inventory)
+    pooled, _ = pooled_relaxation(estimates, catalog, SolverOptions())
+    rounded = rounded_held(pooled, estimates, catalog, stage, SolverOptions())
+    assert rounded is not None and rounded.cost_usd is not None
+    monkeypatch.setattr(held_rounding.RoundedHeld, "proven", lambda self, gap: False)
+    [held] = held_plans_usd(estimates, catalog, (stage,), SolverOptions(), pooled)
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
+    sunk = hold_first_stage(model, stage, catalog)
+    assert model.problem.objective is not None
+    model.problem.objective.constant += sunk
+    milp = solve_plan_model(model, catalog, SolverOptions()).objective
+    assert milp is not None and held is not None
+    assert held == pytest.approx(min(milp, rounded.cost_usd), rel=1e-9)
