@@ -5,6 +5,8 @@ of it; elsewhere the MILP decides, and the cheaper of the two is the held plan."
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from benchmarks.generate import read_synthetic
@@ -12,6 +14,7 @@ from placement.catalog import read_catalog
 from placement.estimating import Estimates, estimate
 from placement.formulating.build import build_model
 from placement.formulating.first_stage import FirstStage, hold_first_stage
+from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
 from placement.pipeline import SolverOptions, plan
 from placement.reading import Inventory
@@ -20,7 +23,11 @@ from placement.solving.proof import pooled_relaxation
 from placement.solving.whole_chips import solve_plan_model
 from placement.uncertainty import held_rounding
 from placement.uncertainty.evaluate import first_stage_of, held_plans_usd
-from placement.uncertainty.held_rounding import relaxed_placement, rounded_held
+from placement.uncertainty.held_rounding import (
+    SHARE_TOLERANCE,
+    relaxed_places,
+    rounded_held,
+)
 
 SIZE, SEED = 150, 3
 TIGHT = SolverOptions(gap=1e-7)
@@ -112,15 +119,15 @@ def test_the_relaxation_is_solved_held_and_its_bounds_given_back(
     assert after == before and pooled.problem.objective.constant == constant
 
 
-def test_each_workload_goes_where_the_relaxation_puts_most_of_it(
+def test_each_workload_keeps_the_places_the_relaxation_gives_a_share_of_it(
     point: tuple[Catalog, FirstStage, Inventory],
 ) -> None:
     catalog, _, inventory = point
     _, estimates = _at_price(3.2, inventory)
     pooled, _ = pooled_relaxation(estimates, catalog, SolverOptions())
     options = pooled.options
-    chosen = relaxed_placement(pooled)
-    assert set(chosen) == set(pooled.placeable)
+    places = relaxed_places(pooled)
+    assert set(places) == set(pooled.placeable)
     for workload, group in options.groupby("workload"):
         shares = {
             str(options.at[oid, "accelerator"]): (
@@ -128,11 +135,40 @@ def test_each_workload_goes_where_the_relaxation_puts_most_of_it(
             )
             for oid in group.index
         }
-        largest = max(shares.values())
-        assert shares[chosen[int(workload)]] == largest
-        # Ties go to the first in the model's order.
-        first = next(acc for acc, share in shares.items() if share == largest)
-        assert chosen[int(workload)] == first
+        kept = places[int(workload)]
+        assert kept == {acc for acc, share in shares.items() if share > SHARE_TOLERANCE}
+        # A workload placed whole keeps its one place; the shares kept make up the workload.
+        assert sum(shares[acc] for acc in kept) == pytest.approx(1.0, abs=1e-6)
+
+
+def test_a_workload_the_relaxation_splits_is_left_its_choice(
+    point: tuple[Catalog, FirstStage, Inventory], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At this price the held relaxation splits two workloads between H100 and Trainium2:
+    the held model solved keeps both places open to them (a binary choice each) and fixes
+    every other workload where the relaxation put it whole."""
+    catalog, stage, inventory = point
+    catalog, estimates = _at_price(3.2, inventory)
+    pooled, _ = pooled_relaxation(estimates, catalog, SolverOptions())
+    built: list[PlacementModel] = []
+
+    def kept(*args: Any, **kwargs: Any) -> PlacementModel:
+        built.append(build_model(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(held_rounding, "build_model", kept)
+    rounded = rounded_held(pooled, estimates, catalog, stage, SolverOptions())
+    assert rounded is not None and rounded.cost_usd is not None
+    places = relaxed_places(pooled)
+    split = {workload for workload, where in places.items() if len(where) > 1}
+    assert split, "the relaxation splits some workload at this price"
+    [model] = built
+    chosen = model.options.loc[list(model.assign), "workload"]
+    assert set(chosen) == split and len(chosen) == sum(len(places[w]) for w in split)
+    whole = model.options.loc[sorted(model.fixed)]
+    pairs = zip(whole["workload"], whole["accelerator"], strict=True)
+    fixed = {int(workload): {str(accelerator)} for workload, accelerator in pairs}
+    assert fixed == {w: set(where) for w, where in places.items() if w not in split}
 
 
 def test_where_the_bound_proves_nothing_the_milp_decides_and_the_cheaper_stands(

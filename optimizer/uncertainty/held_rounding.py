@@ -5,19 +5,21 @@ with the commitments, ports and migration fixed. The sample's relaxation with sh
 (``solving.proof.pooled_relaxation``, already solved for the sample's own optimum) is, with the
 same stage held, a relaxation of it: its optimum ``L`` bounds every held plan's cost from below.
 Its placement is nearly whole (the held decisions leave each workload a few places, priced
-apart), so each workload is put where the relaxation puts most of it
+apart; on the 1,000-workload benchmark it splits one to three workloads), so the held MILP is
+solved with each workload kept to the places the relaxation gives a share of it
 
-.. math:: a_j = \\arg\\max_{a} x_{j,a}
+.. math:: x_{j,a} = 0 \\quad \\text{where } \\bar x_{j,a} \\le \\epsilon
 
-(only places the held stage allows carry any of it: ``x_{j,a} <= port_{f,s}``, held at 0 or 1),
-and that placement is priced with the stage held, cover counted in whole chips, as every plan
-is (``solve_plan_model``): a held plan costing ``U``. Where ``U - L <= gap |U|`` it is within
-the gap of the held optimum, as the MILP solved to that gap would be, and is the held plan.
-Otherwise (a quarter of the samples of the 1,000-workload benchmark) the MILP is solved.
+(only places the held stage allows carry any: ``x_{j,a} <= port_{f,s}``, held at 0 or 1): the
+whole workloads fixed, a binary choice left for the few split ones, cover counted in whole
+chips as every plan is (``solve_plan_model``): a held plan costing ``U``. Where
+``U - L <= gap |U|`` it is within the gap of the held optimum, as the MILP solved to that gap
+would be, and is the held plan. Otherwise the whole held MILP is solved (where the exact
+short-work cover of the relaxation's placement costs more than its pooled cover: 3 of 16
+samples of that benchmark, 0.2-0.7% above ``L``, whose MILP reached ``L`` by moving other work).
 
-Measured on the 1,000-workload benchmark inventory, 12 samples: 9 proven; the held plan in
-0.17-0.25 s (with the relaxation's model built for it) against 0.21-1.19 s for the MILP,
-each within the gap of the other.
+Measured on that benchmark (16 samples, one process): 13 proven; the held plan in 85-176 ms,
+mean 117 ms (the relaxation's model re-used), where the MILP took 0.21-1.19 s.
 """
 
 from __future__ import annotations
@@ -29,12 +31,16 @@ import pandas as pd
 from placement.estimating import Estimates
 from placement.formulating.build import build_model
 from placement.formulating.first_stage import FirstStage, FirstStageInfeasible, hold_first_stage
-from placement.formulating.model import FormulationSettings, PlacementModel
+from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
 from placement.solving.fixing import kept_bounds
 from placement.solving.proof import proven_by
 from placement.solving.solver import SolverOptions, SolveStatus, solve_model
 from placement.solving.whole_chips import solve_plan_model
+
+SHARE_TOLERANCE = 1e-6
+"""The share of a workload below which the relaxation is taken not to place it there (an LP's
+values are exact only to its tolerances, about 1e-7 in HiGHS)."""
 
 
 @dataclass(frozen=True)
@@ -74,22 +80,18 @@ def held_relaxation_bound(
     return relaxed.objective
 
 
-def relaxed_placement(model: PlacementModel) -> dict[int, str]:
-    """Each placeable workload's accelerator where the solved relaxation puts most of it (the
-    first of equal shares, in the model's option order)."""
+def relaxed_places(model: PlacementModel) -> dict[int, frozenset[str]]:
+    """Each placeable workload's accelerators where the solved relaxation puts a share of it
+    above ``SHARE_TOLERANCE``: one for a workload it places whole, several for one it splits."""
     options = model.options
-    if options.empty:
-        return {}
-    share = pd.Series(
-        [
-            1.0 if oid in model.fixed else (model.assign[oid].varValue or 0.0)
-            for oid in options.index
-        ],
-        index=options.index,
-    )
-    chosen = share.groupby(options["workload"]).idxmax()
-    accelerators = options.loc[chosen.to_numpy(), "accelerator"].astype(str)
-    return dict(zip(chosen.index.astype(int), accelerators, strict=True))
+    places: dict[int, set[str]] = {}
+    for oid, workload, accelerator in zip(
+        options.index, options["workload"], options["accelerator"], strict=True
+    ):
+        share = 1.0 if oid in model.fixed else (model.assign[oid].varValue or 0.0)
+        if share > SHARE_TOLERANCE:
+            places.setdefault(int(workload), set()).add(str(accelerator))
+    return {workload: frozenset(where) for workload, where in places.items()}
 
 
 def rounded_held(
@@ -99,27 +101,45 @@ def rounded_held(
     stage: FirstStage,
     solver: SolverOptions,
 ) -> RoundedHeld | None:
-    """The held relaxation's bound and the rounded placement's held cost (see the module);
-    None where the relaxation has no optimum. Raises ``FirstStageInfeasible`` as
+    """The held relaxation's bound and the held cost of the relaxation's places (see the
+    module); None where the relaxation has no optimum. Raises ``FirstStageInfeasible`` as
     ``held_relaxation_bound`` does."""
     bound = held_relaxation_bound(pooled, stage, catalog, solver)
     if bound is None:
         return None
-    placement = relaxed_placement(pooled)
-    model = build_model(
-        estimates.options,
-        estimates.workloads["id"].tolist(),
-        catalog,
-        FormulationSettings(fixed_accelerators=placement),
+    places = relaxed_places(pooled)
+    if set(places) != set(pooled.placeable):
+        return RoundedHeld(bound, None)  # defensive: a workload the relaxation left nowhere
+    return RoundedHeld(bound, held_usd_within(places, estimates, catalog, stage, solver))
+
+
+def held_usd_within(
+    places: dict[int, frozenset[str]],
+    estimates: Estimates,
+    catalog: Catalog,
+    stage: FirstStage,
+    solver: SolverOptions,
+) -> float | None:
+    """The held plan's cost with each workload kept to its ``places`` (its other options made
+    infeasible), solved as every plan is; None where the stage or the places leave no plan."""
+    options = estimates.options
+    allowed = pd.Series(
+        [
+            accelerator in places.get(int(workload), ())
+            for workload, accelerator in zip(
+                options["workload"], options["accelerator"], strict=True
+            )
+        ],
+        index=options.index,
     )
-    if set(model.placeable) != set(pooled.placeable):
-        return RoundedHeld(bound, None)  # defensive: a workload the rounding left unplaced
+    restricted = options.assign(feasible=options["feasible"] & allowed)
+    model = build_model(restricted, estimates.workloads["id"].tolist(), catalog)
     try:
         sunk = hold_first_stage(model, stage, catalog)
-    except FirstStageInfeasible:  # a place the relaxation gave no share can need a port
-        return RoundedHeld(bound, None)
+    except FirstStageInfeasible:
+        return None
     objective = model.problem.objective
-    assert objective is not None
+    assert objective is not None  # build_model always sets one
     objective.constant += sunk
     result = solve_plan_model(model, catalog, solver)
-    return RoundedHeld(bound, result.objective if result.has_solution else None)
+    return result.objective if result.has_solution else None
