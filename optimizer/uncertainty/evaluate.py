@@ -32,18 +32,17 @@ from placement.analysing.baselines import compute_baselines
 from placement.analysing.extract import Solution
 from placement.estimating import Estimates, estimate
 from placement.formulating.build import build_model
-from placement.formulating.first_stage import FirstStage, FirstStageInfeasible, hold_first_stage
+from placement.formulating.first_stage import FirstStage, FirstStageInfeasible
 from placement.formulating.model import PlacementModel
 from placement.horizon.held import RoadmapBroken, held_roadmap_months
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.pipeline import solve_from_greedy
 from placement.reading import Inventory
-from placement.solving.fixing import kept_bounds
 from placement.solving.proof import pooled_relaxation
 from placement.solving.solver import SolveResult, SolverOptions
 from placement.solving.whole_chips import solve_plan_model
-from placement.uncertainty.held_rounding import rounded_held
+from placement.uncertainty.held_rounding import rounded_held, stage_held
 from placement.uncertainty.sampling import Figure, SampleRows, sampled
 
 
@@ -172,20 +171,6 @@ def held_roadmap(
     return tuple(m.cost_usd for m in months)
 
 
-def solve_held(
-    estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
-) -> tuple[PlacementModel, SolveResult]:
-    """The plan's model for these estimates with ``stage`` held (its sunk decisions in the
-    objective), solved as every plan is. Raises ``FirstStageInfeasible`` where the stage
-    leaves a workload nowhere to run."""
-    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
-    sunk = hold_first_stage(model, stage, catalog)
-    objective = model.problem.objective
-    if objective is not None:
-        objective.constant += sunk
-    return model, solve_plan_model(model, catalog, solver)
-
-
 def held_plan_usd(
     estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
 ) -> float | None:
@@ -225,17 +210,12 @@ def held_plans_usd(
             model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
         problem = model.problem
         rows = len(problem._constraints)
-        objective = problem.objective
-        assert objective is not None  # build_model always sets one
-        constant = objective.constant
-        with kept_bounds(problem.variables()):
-            try:
-                objective.constant = constant + hold_first_stage(model, stage, catalog)
-            except FirstStageInfeasible:
-                costs.append(None)
-                continue
-            result = solve_plan_model(model, catalog, solver)
-        objective.constant = constant
+        try:
+            with stage_held(model, stage, catalog):
+                result = solve_plan_model(model, catalog, solver)
+        except FirstStageInfeasible:
+            costs.append(None)
+            continue
         # The rounded plan is a held plan too: the MILP's, within its gap, may cost more.
         plans = [result.objective if result.has_solution else None]
         plans.append(None if rounded is None else rounded.cost_usd)

@@ -14,9 +14,10 @@ solved with each workload kept to the places the relaxation gives a share of it
 whole workloads fixed, a binary choice left for the few split ones, cover counted in whole
 chips as every plan is (``solve_plan_model``): a held plan costing ``U``. Where
 ``U - L <= gap |U|`` it is within the gap of the held optimum, as the MILP solved to that gap
-would be, and is the held plan. Otherwise the whole held MILP is solved (where the exact
-short-work cover of the relaxation's placement costs more than its pooled cover: 3 of 16
-samples of that benchmark, 0.2-0.7% above ``L``, whose MILP reached ``L`` by moving other work).
+would be, and is the held plan. Otherwise the whole held MILP is solved (``solve_held``;
+where the exact short-work cover of the relaxation's placement costs more than its pooled
+cover: 3 of 16 samples of that benchmark, 0.2-0.7% above ``L``, whose MILP reached ``L`` by
+moving other work).
 
 Measured on that benchmark (16 samples, one process): 13 proven; the held plan in 85-176 ms,
 mean 117 ms (the relaxation's model re-used), where the MILP took 0.21-1.19 s.
@@ -24,7 +25,9 @@ mean 117 ms (the relaxation's model re-used), where the MILP took 0.21-1.19 s.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -35,7 +38,7 @@ from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
 from placement.solving.fixing import kept_bounds
 from placement.solving.proof import proven_by
-from placement.solving.solver import SolverOptions, SolveStatus, solve_model
+from placement.solving.solver import SolveResult, SolverOptions, SolveStatus, solve_model
 from placement.solving.whole_chips import solve_plan_model
 
 SHARE_TOLERANCE = 1e-6
@@ -56,6 +59,22 @@ class RoundedHeld:
         return self.cost_usd is not None and proven_by(self.cost_usd, self.bound_usd, gap)
 
 
+@contextlib.contextmanager
+def stage_held(model: PlacementModel, stage: FirstStage, catalog: Catalog) -> Iterator[None]:
+    """``stage`` held on ``model`` for the block (``hold_first_stage``, its sunk cost in the
+    objective's constant); the bounds and the constant given back after it, the solved values
+    kept. Raises ``FirstStageInfeasible`` before the block, the model unchanged."""
+    objective = model.problem.objective
+    assert objective is not None  # build_model always sets one
+    constant = objective.constant
+    with kept_bounds(model.problem.variables()):
+        try:
+            objective.constant = constant + hold_first_stage(model, stage, catalog)
+            yield
+        finally:
+            objective.constant = constant
+
+
 def held_relaxation_bound(
     pooled: PlacementModel, stage: FirstStage, catalog: Catalog, solver: SolverOptions
 ) -> float | None:
@@ -63,18 +82,8 @@ def held_relaxation_bound(
     sunk cost included: a lower bound on the held plan's cost; None where the LP has no
     optimum. The model's bounds and objective are given back; its variables keep the LP's
     values. Raises ``FirstStageInfeasible`` where the stage leaves a workload nowhere to run."""
-    problem = pooled.problem
-    objective = problem.objective
-    assert objective is not None  # build_model always sets one
-    constant = objective.constant
-    with kept_bounds(problem.variables()):
-        try:
-            objective.constant = constant + hold_first_stage(pooled, stage, catalog)
-            relaxed = solve_model(
-                pooled, solver.solver, solver.time_limit_s, solver.gap, relax=True
-            )
-        finally:
-            objective.constant = constant
+    with stage_held(pooled, stage, catalog):
+        relaxed = solve_model(pooled, solver.solver, solver.time_limit_s, solver.gap, relax=True)
     if relaxed.status is not SolveStatus.OPTIMAL:
         return None
     return relaxed.objective
@@ -132,14 +141,23 @@ def held_usd_within(
         ],
         index=options.index,
     )
-    restricted = options.assign(feasible=options["feasible"] & allowed)
-    model = build_model(restricted, estimates.workloads["id"].tolist(), catalog)
+    restricted = replace(estimates, options=options.assign(feasible=options["feasible"] & allowed))
     try:
-        sunk = hold_first_stage(model, stage, catalog)
+        _, result = solve_held(restricted, catalog, stage, solver)
     except FirstStageInfeasible:
         return None
-    objective = model.problem.objective
-    assert objective is not None  # build_model always sets one
-    objective.constant += sunk
-    result = solve_plan_model(model, catalog, solver)
     return result.objective if result.has_solution else None
+
+
+def solve_held(
+    estimates: Estimates, catalog: Catalog, stage: FirstStage, solver: SolverOptions
+) -> tuple[PlacementModel, SolveResult]:
+    """The plan's model for these estimates with ``stage`` held (its sunk decisions in the
+    objective), solved as every plan is. Raises ``FirstStageInfeasible`` where the stage
+    leaves a workload nowhere to run."""
+    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
+    sunk = hold_first_stage(model, stage, catalog)
+    objective = model.problem.objective
+    if objective is not None:
+        objective.constant += sunk
+    return model, solve_plan_model(model, catalog, solver)

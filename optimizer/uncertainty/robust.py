@@ -48,8 +48,8 @@ from placement.uncertainty.evaluate import (
     first_stage_of,
     lowest_known,
     price_stages,
-    solve_held,
 )
+from placement.uncertainty.held_rounding import solve_held
 from placement.uncertainty.limits import DEFAULT_ROBUST_SAMPLES, MAX_ROBUST_SAMPLES
 from placement.uncertainty.sampling import (
     Figure,
