@@ -11,9 +11,10 @@ each, in the order a worker runs them:
   ``current_accelerator`` there, every other one on an adopted platform with nothing ported;
 - **the base plan held fixed** (``base_plan_usd``): the point plan's commitments, ports and
   migration (its first stage) fixed and paid at the sample's figures, where work runs and what
-  is paid on demand chosen again (``formulating.first_stage``): the relaxation's placement
-  rounded where the relaxation's bound proves it within the gap (``held_rounding``), else the
-  MILP. None where the held decisions leave a workload nowhere to run.
+  is paid on demand chosen again (``formulating.first_stage``): solved with each workload kept
+  to the places the sample's relaxation (held) gives it, where that relaxation's bound proves
+  the plan within the gap (``held_rounding``), else as the whole MILP. None where the held
+  decisions leave a workload nowhere to run.
 
 The base plan held fixed is a plan of the sample's model, so the sample's optimum is never
 above it: where a solve's gap leaves the optimum found above it, the held plan is the best plan
@@ -186,7 +187,7 @@ def held_plans_usd(
     solver: SolverOptions,
     pooled: PlacementModel | None = None,
 ) -> tuple[float | None, ...]:
-    """``held_plan_usd`` of each stage: the relaxation's placement rounded where the
+    """``held_plan_usd`` of each stage: the plan within the relaxation's places where the
     relaxation's bound proves it (``held_rounding``; ``pooled``, the sample's relaxation with
     short work pooled, where the caller has built it), else the MILP, each stage held in turn
     on one built model: each solve's bounds and sunk cost are given back after it, and the
