@@ -1,7 +1,8 @@
-"""The base plan held fixed from the relaxation's placement rounded
-(``placement.uncertainty.held_rounding``): its bound bounds the held MILP's optimum, its plan
-is a held plan (never below that optimum), and where the bound proves it, it is within the gap
-of it; elsewhere the MILP decides, and the cheaper of the two is the held plan."""
+"""The base plan held fixed, solved within the places the held relaxation gives each workload
+(``placement.uncertainty.held_rounding``): the relaxation's bound bounds the held MILP's
+optimum, the plan within its places is a held plan (never below that optimum), and where the
+bound proves it, it is within the gap of it; elsewhere the whole MILP decides, and the cheaper
+of the two is the held plan."""
 
 from __future__ import annotations
 
@@ -13,20 +14,20 @@ from benchmarks.generate import read_synthetic
 from placement.catalog import read_catalog
 from placement.estimating import Estimates, estimate
 from placement.formulating.build import build_model
-from placement.formulating.first_stage import FirstStage, hold_first_stage
+from placement.formulating.first_stage import FirstStage
 from placement.formulating.model import PlacementModel
 from placement.models.catalog import Catalog
 from placement.pipeline import SolverOptions, plan
 from placement.reading import Inventory
 from placement.solving.choices import DEFAULT_GAP
 from placement.solving.proof import pooled_relaxation
-from placement.solving.whole_chips import solve_plan_model
 from placement.uncertainty import held_rounding
 from placement.uncertainty.evaluate import first_stage_of, held_plans_usd
 from placement.uncertainty.held_rounding import (
     SHARE_TOLERANCE,
     relaxed_places,
     rounded_held,
+    solve_held,
 )
 
 SIZE, SEED = 150, 3
@@ -52,11 +53,7 @@ def _at_price(price: float, inventory: Inventory) -> tuple[Catalog, Estimates]:
 def _held_milp(estimates: Estimates, catalog: Catalog, stage: FirstStage) -> tuple[float, float]:
     """The held MILP solved to a tight gap: its plan's cost in whole chips, and the optimum
     with cover in part chips (its first solve), which bounds every held plan's cost."""
-    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
-    sunk = hold_first_stage(model, stage, catalog)
-    assert model.problem.objective is not None
-    model.problem.objective.constant += sunk
-    result = solve_plan_model(model, catalog, TIGHT)
+    _, result = solve_held(estimates, catalog, stage, TIGHT)
     assert result.objective is not None
     return result.objective, result.relaxed_objective or result.objective
 
@@ -181,10 +178,6 @@ def test_where_the_bound_proves_nothing_the_milp_decides_and_the_cheaper_stands(
     assert rounded is not None and rounded.cost_usd is not None
     monkeypatch.setattr(held_rounding.RoundedHeld, "proven", lambda self, gap: False)
     [held] = held_plans_usd(estimates, catalog, (stage,), SolverOptions(), pooled)
-    model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog)
-    sunk = hold_first_stage(model, stage, catalog)
-    assert model.problem.objective is not None
-    model.problem.objective.constant += sunk
-    milp = solve_plan_model(model, catalog, SolverOptions()).objective
+    milp = solve_held(estimates, catalog, stage, SolverOptions())[1].objective
     assert milp is not None and held is not None
     assert held == pytest.approx(min(milp, rounded.cost_usd), rel=1e-9)

@@ -1,4 +1,5 @@
-"""The base plan held fixed, found without a search where a relaxation proves a rounded plan.
+"""The base plan held fixed, solved within the places its relaxation gives each workload where
+the relaxation's bound proves that plan, without the whole MILP.
 
 Holding a first stage (``formulating.first_stage``) leaves a MILP: where each workload runs,
 with the commitments, ports and migration fixed. The sample's relaxation with short work pooled
