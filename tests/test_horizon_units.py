@@ -24,10 +24,14 @@ from placement.catalog import read_catalog
 from placement.estimating import estimate
 from placement.horizon.budget import (
     PRICING_SOLVE_BUDGET_S,
+    PRICING_SOLVE_FLOOR_S,
+    ROADMAP_BUDGET_S,
     SEARCH_BUDGET_S,
     SEARCH_SOLVE_FLOOR_S,
     SearchClock,
     pricing_limit,
+    roadmap_deadline,
+    until,
 )
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.pricing import price_roadmap
@@ -163,6 +167,26 @@ def test_the_search_shares_its_budget_and_each_solve_keeps_a_floor() -> None:
     assert SearchClock(None, now - 1e4).left() == SEARCH_SOLVE_FLOOR_S
     assert pricing_limit(None) == PRICING_SOLVE_BUDGET_S
     assert pricing_limit(7.0) == 7.0
+
+
+def test_a_pricing_milp_stops_by_the_roadmaps_deadline_with_a_floor() -> None:
+    assert roadmap_deadline(30.0) is None  # the run's own limit: every solve has it
+    now = time.monotonic()
+    deadline = roadmap_deadline(None)
+    assert deadline is not None
+    assert now + ROADMAP_BUDGET_S <= deadline <= time.monotonic() + ROADMAP_BUDGET_S
+    by_search = roadmap_deadline(None, SEARCH_BUDGET_S)
+    assert by_search is not None and by_search < deadline
+    assert until(None, 7.0) == 7.0
+    # Far from the deadline the pricing's own budget stands; near it, what is left; past
+    # it, the floor.
+    assert until(time.monotonic() + 1e4, PRICING_SOLVE_BUDGET_S) == PRICING_SOLVE_BUDGET_S
+    near = until(time.monotonic() + PRICING_SOLVE_FLOOR_S + 10.0, PRICING_SOLVE_BUDGET_S)
+    assert near is not None
+    assert PRICING_SOLVE_FLOOR_S + 9.0 < near <= PRICING_SOLVE_FLOOR_S + 10.0
+    assert until(time.monotonic() - 1.0, PRICING_SOLVE_BUDGET_S) == PRICING_SOLVE_FLOOR_S
+    left = until(time.monotonic() + 100.0, None)
+    assert left is not None and 99.0 < left <= 100.0
 
 
 def test_both_starts_of_a_pricing_reach_the_same_optimum() -> None:

@@ -4,11 +4,15 @@ A long horizon of varied workloads can hold one HiGHS solve for many minutes, pr
 found long before (or started from): the pricing of the sample's 30 workloads over 60 months ran
 over ten minutes; two diurnal services and a pre-training over 120 months spent two minutes in
 each of four search MILPs, none of which their relaxation's bound could prove (their reservation
-units do not round within the gap). So each pricing solve stops within
-``PRICING_SOLVE_BUDGET_S`` (an LP of it within ``PRICING_RELAXATION_BUDGET_S``), and the
-search's solves share ``SEARCH_BUDGET_S``, each given at least ``SEARCH_SOLVE_FLOOR_S``; a solve
-stopped so keeps the best plan it found, and the roadmap is then ``feasible`` with its gap
-stated. With ``--time-limit S`` every solve has S seconds and nothing is shared, as before.
+units do not round within the gap). So a roadmap's MILPs aim to be done within
+``ROADMAP_BUDGET_S`` of its start (``roadmap_deadline``): the search's solves share
+``SEARCH_BUDGET_S``, each given at least ``SEARCH_SOLVE_FLOOR_S``, and each pricing MILP stops
+within ``PRICING_SOLVE_BUDGET_S`` or at the deadline, whichever comes first, given at least
+``PRICING_SOLVE_FLOOR_S`` (``pricing_limit``, ``until``; staying put's, which the search waits
+for as a start, by the end of the search's budget; an LP of a pricing within
+``PRICING_RELAXATION_BUDGET_S``: an LP stopped early has no plan). A solve stopped so keeps the
+best plan it found, and the roadmap is then ``feasible`` with its gap stated. With
+``--time-limit S`` every solve has S seconds and nothing is shared, as before.
 """
 
 from __future__ import annotations
@@ -48,12 +52,29 @@ STALL_SHARE_OF_GAP = 1.0
 """A plan counts as better than the best where it is cheaper by this share of the gap asked:
 a smaller gain is within what the gap asked leaves unresolved anyway."""
 
-SEARCH_BUDGET_S = 180.0
-"""Seconds the roadmap search's solves (``placement.horizon.solve``) share."""
+ROADMAP_BUDGET_S = 45.0
+"""Seconds from the start of a roadmap's solve (``placement.horizon.solve.solve_horizon``) by
+which its MILPs aim to be done, so that a small inventory over 120 months is planned within a
+minute (the estimates, the roadmap's last LPs and the steady state after it take the rest).
+Measured on four inventories of one to five workloads over 120 months (docs/performance.md,
+"A roadmap within a minute"): 46-66 s against 67-126 s under the budgets before (a search of
+180 s, each solve at least 15 s, pricings of 30 s), each roadmap costing the same to the cent
+as before, or less where the longer run ended on other months."""
 
-SEARCH_SOLVE_FLOOR_S = 15.0
+SEARCH_BUDGET_S = 25.0
+"""Seconds the roadmap search's solves (``placement.horizon.solve``) share: the rest of
+``ROADMAP_BUDGET_S`` is the pricing's, which the search's roadmap waits for. Sharing 180 s,
+two to five workloads over 120 months spent 40-75 s in four or five search MILPs, each stopped
+as stalled (``STALL_S``), for roadmaps no cheaper once priced."""
+
+SEARCH_SOLVE_FLOOR_S = 5.0
 """Seconds a search solve is given even when the shared budget is spent: each step still
-gets a try, and the steps after it still run."""
+gets a try (from its start, where it has one), and the steps after it still run."""
+
+PRICING_SOLVE_FLOOR_S = 5.0
+"""Seconds a pricing MILP is given even at the roadmap's deadline: enough for HiGHS to cost
+its start and try to improve it (where its relaxation alone took over a third of this, the
+start is costed as an LP instead: ``placement.horizon.pricing.ROOT_TO_RELAXATION``)."""
 
 
 @dataclass(frozen=True)
@@ -84,8 +105,26 @@ def stall_rule(time_limit_s: float | None) -> Stall | None:
 
 
 def pricing_limit(time_limit_s: float | None) -> float:
-    """The time limit of each pricing solve: the run's, else ``PRICING_SOLVE_BUDGET_S``."""
+    """The time limit of each pricing solve: the run's, else ``PRICING_SOLVE_BUDGET_S`` (cut
+    to the roadmap's deadline when the solve starts: ``until``)."""
     return PRICING_SOLVE_BUDGET_S if time_limit_s is None else time_limit_s
+
+
+def roadmap_deadline(time_limit_s: float | None, seconds: float | None = None) -> float | None:
+    """When a roadmap starting now aims to be done (``time.monotonic``; ``seconds`` from now,
+    default ``ROADMAP_BUDGET_S``): none under the run's own time limit."""
+    if time_limit_s is not None:
+        return None
+    return time.monotonic() + (ROADMAP_BUDGET_S if seconds is None else seconds)
+
+
+def until(deadline: float | None, limit: float | None) -> float | None:
+    """A pricing MILP's time limit, ``limit``, cut to what is left before ``deadline``
+    (``time.monotonic``), at least ``PRICING_SOLVE_FLOOR_S``; ``limit`` itself without one."""
+    if deadline is None:
+        return limit
+    left = max(deadline - time.monotonic(), PRICING_SOLVE_FLOOR_S)
+    return left if limit is None else min(limit, left)
 
 
 def relaxation_limit(time_limit_s: float | None) -> float:

@@ -50,6 +50,7 @@ from placement.formulating.month import (
     add_short_work_cover,
     spread_demand,
 )
+from placement.horizon.budget import until
 from placement.horizon.formulation import (
     add_commitment_payments,
     add_purchases,
@@ -123,13 +124,16 @@ def price_roadmap(
     placement: Placement | None = None,
     purchases_first: bool = True,
     relaxation_limit_s: float | None = None,
+    deadline: float | None = None,
 ) -> PricedRoadmap:
     """Price a solved roadmap model's months (see the module); ``placement``, if known, saves
     reading it from the model again (``month_placement``). ``purchases_first``: first try
     the MILP from the roadmap MILP's purchases for ``QUICK_PRICING_S`` (where its own units
     rounded within the gap: a large fleet, where this proves the pricing in seconds), else
     start from the relaxation's units made whole (``_from_whole_units``), its LPs each within
-    ``relaxation_limit_s`` (default: ``time_limit_s``)."""
+    ``relaxation_limit_s`` (default: ``time_limit_s``). ``deadline``: the roadmap's
+    (``placement.horizon.budget.roadmap_deadline``), which each MILP's time limit is cut to
+    when it starts (``until``)."""
     keys = catalog_keys(catalog)
     priced = replace(
         model,
@@ -178,17 +182,18 @@ def price_roadmap(
     lp_limit = time_limit_s if relaxation_limit_s is None else relaxation_limit_s
     first = None
     if purchases_first:
-        first = _from_purchases(priced, model, solver, time_limit_s, gap)
+        first = _from_purchases(priced, model, solver, until(deadline, time_limit_s), gap)
     if first is None or (
         first.status is not SolveStatus.OPTIMAL and (time_limit_s or math.inf) > QUICK_PRICING_S
     ):
-        first = _from_whole_units(priced, model, solver, (time_limit_s, lp_limit), gap, first)
+        limits = (time_limit_s, lp_limit)
+        first = _from_whole_units(priced, model, solver, limits, gap, first, deadline)
     # A plan HiGHS did not prove keeps its units through the rounds: LPs, with an LP's limit.
     result = solve_in_whole_chips(
         rounds,
         rates,
         solver,
-        time_limit_s,
+        until(deadline, time_limit_s),
         gap,
         highs_options=FEW_INTEGERS,
         solved=first,
@@ -224,6 +229,7 @@ def _from_whole_units(
     limits: tuple[float | None, float | None],
     gap: float,
     tried: SolveResult | None,
+    deadline: float | None = None,
 ) -> SolveResult:
     """The pricing MILP solved from the relaxation's units made whole largest first
     (``units_largest_first``), stopping at the first plan the relaxation's bound ``L`` proves
@@ -234,11 +240,13 @@ def _from_whole_units(
     ``limits``: the MILP's time limit and each LP's. ``tried``: an earlier solve of the same
     MILP, whose plan stands (its values put back on the variables) where this one finds none
     cheaper. Where a relaxation does not finish within its limit (no plan: an LP stopped
-    early is no plan), the MILP is solved from the roadmap MILP's purchases instead."""
+    early is no plan), the MILP is solved from the roadmap MILP's purchases instead. The MILP's
+    time limit is cut to ``deadline`` once the relaxation is done (``until``)."""
     time_limit_s, lp_limit_s = limits
     # The earlier solve's values, to put back should its plan stand.
     found = {} if tried is None else {v: v.varValue for v in priced.problem.variables()}
     whole = units_largest_first(priced, priced.units, model.book, solver, lp_limit_s, gap)
+    time_limit_s = until(deadline, time_limit_s)
     if whole is None:  # only under a time limit
         if tried is not None:
             return tried

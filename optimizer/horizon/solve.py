@@ -34,9 +34,11 @@ import pulp
 from placement.estimating import Estimates
 from placement.formulating.model import FormulationSettings
 from placement.horizon.budget import (
+    SEARCH_BUDGET_S,
     SearchClock,
     pricing_limit,
     relaxation_limit,
+    roadmap_deadline,
     search_clock,
     stall_rule,
 )
@@ -116,14 +118,19 @@ def solve_horizon(
     with all_ended():
         epochs = epoch_options(estimates, catalog, months)  # estimated once for both models
         each, lp_limit = pricing_limit(time_limit_s), relaxation_limit(time_limit_s)
-        # Staying put is priced on the second core while the search runs on this one (its
-        # pricing MILP can take the whole of its budget); the search waits for it only where it
-        # weighs staying put as a start.
+        deadline = roadmap_deadline(time_limit_s)
+        # Staying put is priced on the second core while the search runs on this one; the
+        # search waits for it only where it weighs staying put as a start, so its pricing MILP
+        # stops by the end of the search's budget (five workloads over 120 months: 30 s from
+        # 11 s held the search until 42 s).
+        by_search = roadmap_deadline(time_limit_s, SEARCH_BUDGET_S)
         staying = InBackground(
-            lambda: _stay_put(estimates, catalog, months, epochs, solver, (each, lp_limit), gap)
+            lambda: _stay_put(
+                estimates, catalog, months, epochs, solver, (each, lp_limit), gap, by_search
+            )
         )
         model = build_horizon_model(estimates, catalog, months, epochs=epochs)
-        pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap)
+        pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap, deadline)
         with stopped_when_stalled(stall_rule(time_limit_s)):
             result, units_round, ahead = _search(model, staying, estimates, pricing, time_limit_s)
         stay = staying.result()
@@ -149,14 +156,15 @@ def solve_horizon(
 @dataclass(frozen=True)
 class _Pricing:
     """How a roadmap's months are priced (``price_roadmap``): for these workloads and catalog,
-    with this solver, each pricing MILP's and LP's time limit (``placement.horizon.budget``)
-    and the gap."""
+    with this solver, each pricing MILP's and LP's time limit (``placement.horizon.budget``),
+    the gap, and the roadmap's deadline (``roadmap_deadline``)."""
 
     workloads: pd.DataFrame
     catalog: Catalog
     solver: str
     limits: tuple[float, float]
     gap: float
+    deadline: float | None = None
 
     def price(self, model: HorizonModel, placed: Placement, purchases_first: bool) -> PricedRoadmap:
         """The months of ``model``'s roadmap, which runs as ``placed`` says, priced."""
@@ -171,6 +179,7 @@ class _Pricing:
             placed,
             purchases_first=purchases_first,
             relaxation_limit_s=lp_s,
+            deadline=self.deadline,
         )
 
 
@@ -547,6 +556,7 @@ def _stay_put(
     solver: str,
     limits: tuple[float, float],
     gap: float,
+    deadline: float | None = None,
 ) -> PricedRoadmap | None:
     """Staying put: every workload on its interim place (a new workload with nowhere to wait
     on its cheapest feasible option), its months priced in the month model; None where it has
@@ -558,7 +568,8 @@ def _stay_put(
     reported are the pricing's either way). Choosing them in the horizon model instead is a
     MILP of whole units over every month that HiGHS cannot prove within the gap at long
     horizons: 3 workloads over 120 months were still 3% from its bound after minutes, where
-    the pricing proves its own within a second."""
+    the pricing proves its own within a second. ``deadline``: when its pricing MILPs stop
+    (``placement.horizon.budget.until``)."""
     time_limit_s, lp_s = limits
     options = estimates.options
     feasible = options[options["feasible"]]
@@ -601,6 +612,7 @@ def _stay_put(
         gap,
         purchases_first=units_round,
         relaxation_limit_s=lp_s,
+        deadline=deadline,
     )
     return priced if priced.result.has_solution else None
 
