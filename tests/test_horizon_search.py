@@ -15,7 +15,7 @@ from benchmarks.horizon import roadmap_inventory
 from placement.catalog import read_catalog
 from placement.estimating import estimate
 from placement.horizon import solve as horizon_solve
-from placement.horizon.budget import search_clock
+from placement.horizon.budget import SearchClock, search_clock
 from placement.horizon.checks import check_roadmap
 from placement.horizon.formulation import build_horizon_model, epoch_options
 from placement.horizon.start import priced, rounded_readiness
@@ -165,6 +165,37 @@ def test_the_rounded_roadmaps_months_priced_ahead_are_those_priced_after(
         [m.cost_usd for m in after.roadmap.months], abs=0.01
     )
     assert ahead.objective_monthly_usd == pytest.approx(after.objective_monthly_usd, abs=0.01)
+
+
+def test_with_the_search_budget_spent_its_start_stands_with_its_integers_held(
+    inventory: Inventory,
+    catalog: Catalog,
+    whole_milp: tuple[float, float],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where the search's budget is spent once its roadmap is rounded, the whole MILP is not
+    solved from the start: the start stands, costed with its integers held, its moves made
+    whole after; a roadmap every check passes, never below the optimum, its gap from the
+    relaxation's bound."""
+    optimum, bound = whole_milp
+    monkeypatch.setattr(horizon_solve, "proven_by", lambda cost, bound, gap: False)
+    monkeypatch.setattr(SearchClock, "spent", lambda self: True)
+    from_a_start: list[object] = []
+    solve = horizon_solve.solve_model
+
+    def spied_solve(*args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("start") is not None:
+            from_a_start.append(args[0])
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(horizon_solve, "solve_model", spied_solve)
+    result = _roadmap(inventory, catalog)  # check_roadmap passes
+    assert from_a_start == []
+    found, gap = result.solve.objective, result.solve.gap
+    assert found is not None and gap is not None
+    assert found >= optimum * (1 - TIGHT_GAP)
+    assert gap >= (found - bound) / found - 1e-9
+    assert result.solve.status is SolveStatus.FEASIBLE
 
 
 def test_under_one_engineer_the_rounded_ports_are_queued(

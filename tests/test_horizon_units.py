@@ -165,6 +165,9 @@ def test_the_search_shares_its_budget_and_each_solve_keeps_a_floor() -> None:
     assert SEARCH_BUDGET_S - 5 < fresh <= SEARCH_BUDGET_S
     assert SearchClock(None, now - SEARCH_BUDGET_S / 2).left() <= SEARCH_BUDGET_S / 2
     assert SearchClock(None, now - 1e4).left() == SEARCH_SOLVE_FLOOR_S
+    assert not SearchClock(None, now).spent()
+    assert SearchClock(None, now - SEARCH_BUDGET_S - 1.0).spent()
+    assert not SearchClock(30.0, now - 1e4).spent()  # under the run's own limit, never
     assert pricing_limit(None) == PRICING_SOLVE_BUDGET_S
     assert pricing_limit(7.0) == 7.0
 

@@ -56,10 +56,11 @@ ROADMAP_BUDGET_S = 45.0
 """Seconds from the start of a roadmap's solve (``placement.horizon.solve.solve_horizon``) by
 which its MILPs aim to be done, so that a small inventory over 120 months is planned within a
 minute (the estimates, the roadmap's last LPs and the steady state after it take the rest).
-Measured on four inventories of one to five workloads over 120 months (docs/performance.md,
-"A roadmap within a minute"): 46-66 s against 67-126 s under the budgets before (a search of
-180 s, each solve at least 15 s, pricings of 30 s), each roadmap costing the same to the cent
-as before, or less where the longer run ended on other months."""
+Measured on eight inventories of one to ten workloads over 120 months (docs/performance.md,
+"A roadmap within a minute"): 14-57 s against 14-126 s under the budgets before (a search of
+180 s, each solve at least 15 s, pricings of 30 s); six roadmaps cost the same to the cent,
+one less, and one 2.1% more (staying put's months priced from a start costed as an LP, with
+too little time left for the pricing MILP)."""
 
 SEARCH_BUDGET_S = 25.0
 """Seconds the roadmap search's solves (``placement.horizon.solve``) share: the rest of
@@ -92,6 +93,10 @@ class SearchClock:
             return self.time_limit_s
         spent = time.monotonic() - self.started
         return max(SEARCH_BUDGET_S - spent, SEARCH_SOLVE_FLOOR_S)
+
+    def spent(self) -> bool:
+        """Whether the shared budget is spent (never under the run's own time limit)."""
+        return self.time_limit_s is None and time.monotonic() - self.started >= SEARCH_BUDGET_S
 
 
 def search_clock(time_limit_s: float | None) -> SearchClock:
