@@ -253,15 +253,7 @@ def _start_held(
     held = priced(model, start, solver, clock.left(), gap)
     if held is None:
         return None
-    return SolveResult(
-        status=SolveStatus.FEASIBLE,
-        solver=solver,
-        time_s=held.time_s,
-        objective=held.cost,
-        gap=None if bound is None else relative_gap(held.cost, bound),
-        termination="the search's budget spent: its start, within the gap shown of the LP "
-        "relaxation's bound",
-    )
+    return _feasible(solver, held.cost, bound, held.time_s, "its start, the search's budget spent")
 
 
 def _price_ahead(model: HorizonModel, rounded: Priced, pricing: _Pricing) -> _PricedAhead:
@@ -518,15 +510,7 @@ def _whole_moves(
         return _proven(solver, found.cost, bound, spent)
     # Proving it would take the roadmap MILP with every move binary (30 s where this took 3 on
     # 120 workloads): the plan says how far from the bound it is instead.
-    return SolveResult(
-        status=SolveStatus.FEASIBLE,
-        solver=solver,
-        time_s=spent,
-        objective=found.cost,
-        gap=None if bound is None else relative_gap(found.cost, bound),
-        termination="whole moves: within the gap shown of the LP relaxation's bound, not proven "
-        "within the gap asked",
-    )
+    return _feasible(solver, found.cost, bound, spent, "whole moves")
 
 
 def _steps(model: HorizonModel) -> list[pulp.LpVariable]:
@@ -546,6 +530,22 @@ def _category(variables: Iterable[pulp.LpVariable], category: str) -> Iterator[N
     finally:
         for var, cat in saved.items():
             var.cat = cat
+
+
+def _feasible(
+    solver: str, cost: float, bound: float | None, time_s: float, how: str
+) -> SolveResult:
+    """A roadmap found ``how``, not proven within the gap asked: ``feasible``, its gap its
+    distance from the relaxation's bound (unknown without one)."""
+    return SolveResult(
+        status=SolveStatus.FEASIBLE,
+        solver=solver,
+        time_s=time_s,
+        objective=cost,
+        gap=None if bound is None else relative_gap(cost, bound),
+        termination=f"{how}: within the gap shown of the LP relaxation's bound, not proven "
+        "within the gap asked",
+    )
 
 
 def _proven(solver: str, cost: float, bound: float, time_s: float) -> SolveResult:
