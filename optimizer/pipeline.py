@@ -9,8 +9,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from typing import Any
 
 import pandas as pd
 
@@ -243,6 +245,39 @@ def _collecting_rarely() -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+INFER_STRING_OPTION = "future.infer_string"
+"""pandas 3's switch that makes every new column of text its Arrow-backed ``str`` dtype."""
+
+
+@contextlib.contextmanager
+def strings_as_objects() -> Iterator[None]:
+    """Run the block (or, as a decorator, each call) with pandas making columns of text as
+    Python objects, not pandas 3's Arrow-backed ``str``. A plan makes hundreds of small
+    frames and series of text (reasons, sizing sentences, accelerator and pricing names) of a
+    few thousand rows, where each Arrow operation's fixed cost outweighs its work: a
+    1,000-workload plan took 15% less time so (docs/performance.md). The option is deprecated
+    and will leave pandas 4; where it is gone this does nothing. Restored afterwards."""
+    try:
+        before = _quietly(pd.get_option, INFER_STRING_OPTION)
+    except (pd.errors.OptionError, KeyError):
+        before = False
+    if not before:
+        yield
+        return
+    _quietly(pd.set_option, INFER_STRING_OPTION, False)
+    try:
+        yield
+    finally:
+        _quietly(pd.set_option, INFER_STRING_OPTION, before)
+
+
+def _quietly(call: Callable[..., Any], *args: Any) -> Any:
+    """``call(*args)`` without the deprecation warning that reading or setting the option gives."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return call(*args)
+
+
 @_collecting_rarely()
 def plan(
     inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
@@ -281,13 +316,15 @@ def plan(
 
         if problems := growth_problems(inventory.workloads, horizon, inventory.source):
             raise PlacementInputError(problems, title="invalid inventory")
-        plan_, result, solution = _plan_horizon(
-            estimates, catalog, solver, horizon, inventory.extra_columns, progress
-        )
+        with strings_as_objects():
+            plan_, result, solution = _plan_horizon(
+                estimates, catalog, solver, horizon, inventory.extra_columns, progress
+            )
     else:
-        plan_, result, solution = _plan_steady_state(
-            estimates, catalog, solver, inventory.extra_columns, progress, model_path
-        )
+        with strings_as_objects():
+            plan_, result, solution = _plan_steady_state(
+                estimates, catalog, solver, inventory.extra_columns, progress, model_path
+            )
     run = run_info(
         inventory,
         catalog,
@@ -339,8 +376,9 @@ def _estimated(
     source = given if isinstance(given, CatalogSource) else None
     catalog = given.catalog if isinstance(given, CatalogSource) else given
     progress(f"estimating the options of {len(inventory.workloads):,} workloads")
-    estimates = estimate(inventory.workloads, catalog)
-    check_plausible_total(estimates, catalog, inventory.source)
+    with strings_as_objects():
+        estimates = estimate(inventory.workloads, catalog)
+        check_plausible_total(estimates, catalog, inventory.source)
     return source, catalog, inventory, estimates
 
 
@@ -356,7 +394,8 @@ def solve_steady_state(
     bisection): 0.35-0.4 s of a plan's 0.55 s at 1,000 workloads."""
     solver = solver or SolverOptions()
     _, catalog, _, estimates = _estimated(inventory, catalog, scenario)
-    _, result, solution = solve_from_greedy(estimates, catalog, solver)
+    with strings_as_objects():
+        _, result, solution = solve_from_greedy(estimates, catalog, solver)
     return estimates, result, solution
 
 

@@ -40,16 +40,16 @@ ACCELERATORS = ("trn2", "h100")
 # The inventory of tests/data/inventory/valid.* once normalized.
 EXPECTED = pd.DataFrame(
     {
-        "id": pd.Series(["llama-70b-pretrain", "t5-serve", "mistral-batch"], dtype="str"),
-        "kind": pd.Series(["training", "inference", "inference"], dtype="str"),
-        "model_family": pd.Series(["llama", "t5", "mistral"], dtype="str"),
+        "id": pd.Series(["llama-70b-pretrain", "t5-serve", "mistral-batch"], dtype=object),
+        "kind": pd.Series(["training", "inference", "inference"], dtype=object),
+        "model_family": pd.Series(["llama", "t5", "mistral"], dtype=object),
         "params_b": [70.0, 0.8, 7.0],
-        "precision": pd.Series(["bf16", "fp8", "int4"], dtype="str"),
+        "precision": pd.Series(["bf16", "fp8", "int4"], dtype=object),
         "monthly_tokens_b": [40.0, np.nan, 0.0],
         "h100_gpu_hours": [np.nan, 1200.0, np.nan],
         "serving": pd.Series([None, "online", "batch"], dtype=object),
         "ttft_slo_ms": [np.nan, 150.0, np.nan],
-        "features": pd.Series(["flash_attention;moe", "", "lora"], dtype="str"),
+        "features": pd.Series(["flash_attention;moe", "", "lora"], dtype=object),
         "needed_in_weeks": [20.0, np.nan, 4.0],
         "neuron_ready": [True, False, False],
         "pinned_accelerator": pd.Series([None, "h100", "trn2"], dtype=object),

@@ -203,10 +203,11 @@ def _frame(
             columns[field] = np.array(fields[field], dtype="float64")  # None becomes NaN
         elif field == "neuron_ready":
             columns[field] = np.array(fields[field], dtype=bool)
-        elif field in ("serving", "pinned_accelerator", "load_profile", "current_accelerator"):
-            columns[field] = pd.Series(fields[field], dtype=object)  # keeps None, not NaN
         else:
-            columns[field] = pd.array(fields[field], dtype="str")
+            # Text as Python objects: optional columns keep None, not NaN, and every later
+            # operation on a few thousand rows is cheaper than on pandas 3's Arrow-backed
+            # ``str`` (``pipeline.strings_as_objects``).
+            columns[field] = pd.Series(fields[field], dtype=object)
     for feature, column in zip(FEATURES, FEATURE_COLUMNS, strict=True):
         columns[column] = np.array([feature in names for names in features], dtype=bool)
     for name, position in extras.items():

@@ -38,7 +38,7 @@ from placement.formulating.model import PlacementModel
 from placement.horizon.held import RoadmapBroken, held_roadmap_months
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
-from placement.pipeline import solve_from_greedy
+from placement.pipeline import solve_from_greedy, strings_as_objects
 from placement.reading import Inventory
 from placement.solving.proof import pooled_relaxation
 from placement.solving.solver import SolveResult, SolverOptions
@@ -111,6 +111,7 @@ def first_stage_of(solution: Solution | None) -> FirstStage:
     )
 
 
+@strings_as_objects()
 def evaluate_batch(batch: SampleBatch) -> list[SampleOutcome]:
     """Every sample of the batch (a module-level function: worker processes and Dask call it).
     A sample that fails is recorded with its error; the others go on."""
