@@ -1,5 +1,5 @@
 """What scripts hold on to: JSON errors, provenance, CSV tables and booleans, stdin,
-PLACEMENT_CATALOG, a commented catalog export and shell completion."""
+PLACEMENT_CATALOG, a commented catalog export, shell completion and pandas left as found."""
 
 from __future__ import annotations
 
@@ -368,3 +368,34 @@ def test_an_internal_error_is_one_plain_line_unless_debugging(
     monkeypatch.setenv("PLACEMENT_DEBUG", "1")
     with pytest.raises(ZeroDivisionError):
         main(["plan", str(SAMPLE)])
+
+
+def _infers_str() -> bool:
+    """Whether pandas makes new columns of text its ``str`` dtype (its option read quietly:
+    it is deprecated in pandas 3)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        try:
+            return bool(pd.get_option("future.infer_string"))
+        except (pd.errors.OptionError, KeyError):
+            return False
+
+
+def test_a_plan_makes_text_as_objects_inside_and_leaves_pandas_as_it_found_it() -> None:
+    from placement.pipeline import plan, strings_as_objects
+
+    before = _infers_str()
+    with strings_as_objects():
+        assert pd.Series(["h100", "trn2"]).dtype == object
+        assert not _infers_str()
+    assert _infers_str() == before
+    result = plan(SAMPLE)
+    assert _infers_str() == before
+    frames = {
+        "inventory": result.inventory.workloads[["id", "kind", "model_family"]],
+        "options": result.estimates.options[["accelerator", "pricing", "reason"]],
+    }
+    for frame in frames.values():
+        assert all(pd.api.types.is_object_dtype(dtype) for dtype in frame.dtypes), frame.dtypes
