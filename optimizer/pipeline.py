@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import threading
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
@@ -249,26 +250,51 @@ INFER_STRING_OPTION = "future.infer_string"
 """pandas 3's switch that makes every new column of text its Arrow-backed ``str`` dtype."""
 
 
+class _TextInference:
+    """pandas' ``future.infer_string`` option turned off while any caller needs it off, by
+    the first to enter and restored by the last to leave: threads of one process (a Dask
+    worker's) may plan at once, and one must not restore it under another."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._inside = 0
+        self._before = False
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._inside == 0:
+                try:
+                    self._before = bool(_quietly(pd.get_option, INFER_STRING_OPTION))
+                except (pd.errors.OptionError, KeyError):
+                    self._before = False  # pandas 4, or before 2.1: nothing to turn off
+                if self._before:
+                    _quietly(pd.set_option, INFER_STRING_OPTION, False)
+            self._inside += 1
+
+    def leave(self) -> None:
+        with self._lock:
+            self._inside -= 1
+            if self._inside == 0 and self._before:
+                _quietly(pd.set_option, INFER_STRING_OPTION, True)
+
+
+_TEXT_INFERENCE = _TextInference()
+
+
 @contextlib.contextmanager
 def strings_as_objects() -> Iterator[None]:
     """Run the block (or, as a decorator, each call) with pandas making columns of text as
     Python objects, not pandas 3's Arrow-backed ``str``. A plan makes hundreds of small
     frames and series of text (reasons, sizing sentences, accelerator and pricing names) of a
     few thousand rows, where each Arrow operation's fixed cost outweighs its work: a
-    1,000-workload plan took 15% less time so (docs/performance.md). The option is deprecated
-    and will leave pandas 4; where it is gone this does nothing. Restored afterwards."""
-    try:
-        before = _quietly(pd.get_option, INFER_STRING_OPTION)
-    except (pd.errors.OptionError, KeyError):
-        before = False
-    if not before:
-        yield
-        return
-    _quietly(pd.set_option, INFER_STRING_OPTION, False)
+    1,000-workload plan took 15-20% less time so (docs/performance.md). The option is
+    deprecated and will leave pandas 4; where it is gone this does nothing. Restored
+    afterwards."""
+    _TEXT_INFERENCE.enter()
     try:
         yield
     finally:
-        _quietly(pd.set_option, INFER_STRING_OPTION, before)
+        _TEXT_INFERENCE.leave()
 
 
 def _quietly(call: Callable[..., Any], *args: Any) -> Any:

@@ -399,3 +399,19 @@ def test_a_plan_makes_text_as_objects_inside_and_leaves_pandas_as_it_found_it() 
     }
     for frame in frames.values():
         assert all(pd.api.types.is_object_dtype(dtype) for dtype in frame.dtypes), frame.dtypes
+
+
+def test_text_as_objects_holds_until_the_last_of_overlapping_callers_leaves() -> None:
+    """Threads of one process (a Dask worker's) plan at once: one leaving must not turn
+    pandas' inference back on under another still inside."""
+    from placement.pipeline import strings_as_objects
+
+    before = _infers_str()
+    first, second = strings_as_objects(), strings_as_objects()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)  # the first to enter leaves first
+    assert not _infers_str()
+    assert pd.Series(["h100"]).dtype == object
+    second.__exit__(None, None, None)
+    assert _infers_str() == before
