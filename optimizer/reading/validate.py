@@ -204,9 +204,9 @@ def _frame(
         elif field == "neuron_ready":
             columns[field] = np.array(fields[field], dtype=bool)
         else:
-            # Text as Python objects: optional columns keep None, not NaN, and every later
-            # operation on a few thousand rows is cheaper than on pandas 3's Arrow-backed
-            # ``str`` (``pipeline.strings_as_objects``).
+            # Text as Python objects: optional columns keep None, not NaN, and a plan's text
+            # stays out of pandas 3's Arrow-backed ``str``, whose fixed cost per operation
+            # outweighs the work at a few thousand rows (``pipeline.strings_as_objects``).
             columns[field] = pd.Series(fields[field], dtype=object)
     for feature, column in zip(FEATURES, FEATURE_COLUMNS, strict=True):
         columns[column] = np.array([feature in names for names in features], dtype=bool)
