@@ -337,17 +337,16 @@ def plan(
     source, catalog, inventory, estimates = _estimated(
         inventory, catalog, scenario, progress, input_format, sheet, limit
     )
-    if horizon is not None:
-        from placement.horizon.timeline import growth_problems
+    with strings_as_objects():
+        if horizon is not None:
+            from placement.horizon.timeline import growth_problems
 
-        if problems := growth_problems(inventory.workloads, horizon, inventory.source):
-            raise PlacementInputError(problems, title="invalid inventory")
-        with strings_as_objects():
+            if problems := growth_problems(inventory.workloads, horizon, inventory.source):
+                raise PlacementInputError(problems, title="invalid inventory")
             plan_, result, solution = _plan_horizon(
                 estimates, catalog, solver, horizon, inventory.extra_columns, progress
             )
-    else:
-        with strings_as_objects():
+        else:
             plan_, result, solution = _plan_steady_state(
                 estimates, catalog, solver, inventory.extra_columns, progress, model_path
             )
