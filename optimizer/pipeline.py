@@ -19,7 +19,12 @@ import pandas as pd
 
 from placement.analysing.assembly import assemble_plan, plan_status
 from placement.analysing.baselines import compute_baselines
-from placement.analysing.extract import Solution, extract_solution
+from placement.analysing.extract import (
+    Decisions,
+    Solution,
+    extract_decisions,
+    extract_solution,
+)
 from placement.analysing.frames import plan_frames, summary_html
 from placement.analysing.moves import with_lead
 from placement.analysing.provenance import now_utc, run_info
@@ -29,7 +34,7 @@ from placement.errors import EXIT_BAD_INPUT, EXIT_OK, EXIT_UNPLACED, PlacementIn
 from placement.estimating import Estimates, estimate
 from placement.estimating.plausibility import check_plausible_total
 from placement.formulating.build import build_model
-from placement.formulating.model import FormulationSettings
+from placement.formulating.model import FormulationSettings, PlacementModel
 from placement.models.catalog import Catalog
 from placement.models.plan import CostBreakdown, Plan, SolverInfo
 from placement.reading import Inventory, read_inventory
@@ -90,7 +95,25 @@ def solve_placement(
     start: GreedyPlan | None = None,
     bound: Bound | None = None,
 ) -> tuple[SolveResult, Solution | None]:
-    """Build and solve the MILP over the estimates' options; extract a solution if there is one.
+    """Build and solve the MILP over the estimates' options (``solve_placement_model``);
+    extract a solution if there is one."""
+    result, model = solve_placement_model(
+        estimates, catalog, solver, settings, model_path, start, bound
+    )
+    return result, None if model is None else extract_solution(model, catalog)
+
+
+def solve_placement_model(
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    settings: FormulationSettings | None = None,
+    model_path: str | os.PathLike[str] | None = None,
+    start: GreedyPlan | None = None,
+    bound: Bound | None = None,
+) -> tuple[SolveResult, PlacementModel | None]:
+    """Build and solve the MILP over the estimates' options; the solved model whose values are
+    the plan (None where there is none), for the caller to read.
 
     ``start`` (a priced placement, e.g. the greedy one) is handed to the solver as the plan to
     search from; where a relaxation's bound already proves it within the gap
@@ -102,7 +125,7 @@ def solve_placement(
         bound = bound or relaxation_bound(estimates, catalog, solver, settings)
         proven = proven_within_gap(solved.result, bound, solver.gap)
         if proven is not None:
-            return proven, extract_solution(solved.model, catalog)
+            return proven, solved.model
     model = build_model(estimates.options, estimates.workloads["id"].tolist(), catalog, settings)
     if model_path is not None:
         write_output(model_path, model_file_text(model, model_path))
@@ -126,7 +149,7 @@ def solve_placement(
             f"chips (${solved.result.objective:,.2f} a month) and is the plan",
         )
         model = solved.model
-    return result, extract_solution(model, catalog) if result.has_solution else None
+    return result, model if result.has_solution else None
 
 
 def _plan_horizon(
@@ -408,20 +431,22 @@ def _estimated(
 
 
 @_collecting_rarely()
-def solve_steady_state(
+def steady_state_decisions(
     inventory: Inventory,
     catalog: Catalog | CatalogSource | None = None,
     solver: SolverOptions | None = None,
     scenario: Scenario | None = None,
-) -> tuple[Estimates, SolveResult, Solution | None]:
+) -> tuple[Estimates, SolveResult, Decisions | None]:
     """The steady state's solve alone, as :func:`plan` makes it, without the baselines or the
-    plan's assembly: for a batch that needs only what the plan decides (a sweep's
-    bisection): 0.35-0.4 s of a plan's 0.55 s at 1,000 workloads."""
+    plan's assembly, and its decisions (where work runs, what is ported, which migration is
+    adopted) read from the solved model without the costs and coverage a ``Solution`` adds:
+    for a batch that compares decisions only (a sweep's bisection, a flip point's probe)."""
     solver = solver or SolverOptions()
     _, catalog, _, estimates = _estimated(inventory, catalog, scenario)
     with strings_as_objects():
-        _, result, solution = solve_from_greedy(estimates, catalog, solver)
-    return estimates, result, solution
+        _, result, model = _solved_from_greedy(estimates, catalog, solver)
+        decided = None if model is None else extract_decisions(model)
+    return estimates, result, decided
 
 
 def solve_from_greedy(
@@ -436,11 +461,23 @@ def solve_from_greedy(
     fraction of one), the plan where the bound proves it, and a baseline (returned without
     its solved model, whose memory is not needed past the solve). ``bound``: the relaxation's
     bound (``solving.proof``) where the caller has it already."""
+    greedy, result, model = _solved_from_greedy(estimates, catalog, solver, model_path, bound)
+    return greedy, result, None if model is None else extract_solution(model, catalog)
+
+
+def _solved_from_greedy(
+    estimates: Estimates,
+    catalog: Catalog,
+    solver: SolverOptions,
+    model_path: str | os.PathLike[str] | None = None,
+    bound: Bound | None = None,
+) -> tuple[GreedyPlan, SolveResult, PlacementModel | None]:
+    """``solve_from_greedy`` with the solved model rather than the solution read from it."""
     greedy = price_greedy(estimates, catalog, solver)
-    result, solution = solve_placement(
+    result, model = solve_placement_model(
         estimates, catalog, solver, model_path=model_path, start=greedy, bound=bound
     )
-    return greedy.without_model(), result, solution
+    return greedy.without_model(), result, model
 
 
 def _plan_steady_state(

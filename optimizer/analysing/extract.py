@@ -60,10 +60,39 @@ def _value(var: pulp.LpVariable | pulp.LpAffineExpression | None) -> float:
     return float(value) if value is not None else 0.0
 
 
+@dataclass(frozen=True)
+class Decisions:
+    """What a solve decided, read without the costs and coverage ``Solution`` adds (for a
+    batch that compares decisions only: a sweep's bisection, a flip point's probe):
+    ``chosen``, one model row per placed workload, by workload; the (family, platform) pairs
+    ``ported``; the platforms ``adopted``. ``extract_solution`` reads them the same way."""
+
+    chosen: pd.DataFrame
+    ported: pd.DataFrame
+    adopted: list[str]
+
+
+def extract_decisions(model: PlacementModel) -> Decisions:
+    """The solved model's placements, ports and migrations."""
+    chosen_ids = [oid for oid in model.options.index if model.is_placed(int(oid))]
+    return Decisions(
+        chosen=model.options.loc[chosen_ids].sort_values("workload"),
+        ported=pd.DataFrame(
+            [
+                {"family": f, "platform": s}
+                for (f, s), var in model.port.items()
+                if _on(var.varValue)
+            ],
+            columns=["family", "platform"],
+        ),
+        adopted=sorted(s for s, var in model.adopt.items() if _on(var.varValue)),
+    )
+
+
 def extract_solution(model: PlacementModel, catalog: Catalog) -> Solution:
     """Chosen placements, commitments, ports and migrations, and costs recomputed from them."""
-    chosen_ids = [oid for oid in model.options.index if model.is_placed(int(oid))]
-    chosen = model.options.loc[chosen_ids].sort_values("workload")
+    decided = extract_decisions(model)
+    chosen, ported, adopted = decided.chosen, decided.ported, decided.adopted
     book = model.book
     units = {key: round(var.varValue or 0.0) for key, var in model.units.items()}
     plan_usd = {key: max(0.0, var.varValue or 0.0) for key, var in model.plan_usd.items()}
@@ -72,11 +101,6 @@ def extract_solution(model: PlacementModel, catalog: Catalog) -> Solution:
     accelerator_of = dict(zip(chosen["workload"], chosen["accelerator"], strict=True))
     products = _products(book, units, plan_usd, coverage, accelerator_of, catalog)
     chosen = _with_compute_cost(chosen, coverage, book, catalog)
-    ported = pd.DataFrame(
-        [{"family": f, "platform": s} for (f, s), var in model.port.items() if _on(var.varValue)],
-        columns=["family", "platform"],
-    )
-    adopted = sorted(s for s, var in model.adopt.items() if _on(var.varValue))
     return Solution(
         chosen=chosen,
         coverage=coverage,

@@ -43,7 +43,7 @@ from placement.models.explanation import Explanation, FlipPoint, ForcedPlan, Ste
 from placement.models.numbers import figure_text, signed_percent, usd
 from placement.models.plan import Assignment
 from placement.models.workload import VOLUME_COLUMNS
-from placement.pipeline import SolverOptions, plan, solve_steady_state
+from placement.pipeline import SolverOptions, plan, steady_state_decisions
 from placement.reading import Inventory
 from placement.scenarios import Scenario
 
@@ -77,12 +77,12 @@ class Probed:
 def probe(item: Probe) -> Probed:
     """Re-solve one probe's plan (a module-level function: worker processes and Dask call it)."""
     job = item.job
-    _, result, solution = solve_steady_state(
+    _, result, decided = steady_state_decisions(
         job.inventory, job.catalog.read(), job.solver, job.scenario
     )
     where = None
-    if solution is not None:
-        chosen = solution.chosen
+    if decided is not None:
+        chosen = decided.chosen
         hit = chosen.loc[chosen["workload_id"].astype(str).eq(item.workload_id), "accelerator"]
         where = str(hit.iloc[0]) if len(hit) else None
     return Probed(where, result.objective if result.has_solution else None)

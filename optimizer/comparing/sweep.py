@@ -45,7 +45,7 @@ from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.models.sweep import SweepBreakEven, SweepSummary, SweptParameter
 from placement.models.workload import VOLUME_COLUMNS
-from placement.pipeline import SolverOptions, solve_steady_state
+from placement.pipeline import SolverOptions, steady_state_decisions
 from placement.reading import Inventory
 from placement.scenarios import InventoryChange, Scenario, check_scenario
 
@@ -170,22 +170,22 @@ def decisions(plan: Plan) -> Decisions:
 def decide(job: PlanJob) -> Decisions:
     """A steady-state job's decisions, from its solve alone (no baselines, no assembly):
     equal to ``decisions`` of its plan (a module-level function, so workers can call it)."""
-    estimates, _, solution = solve_steady_state(
+    estimates, _, decided = steady_state_decisions(
         job.inventory, job.catalog.read(), job.solver, job.scenario
     )
     options = estimates.options
     feasible = options.groupby("workload", sort=False)["feasible"].any()
     ids = dict(zip(options["workload"], options["workload_id"], strict=False))
     unplaced = tuple(sorted(str(ids[w]) for w, ok in feasible.items() if not ok))
-    if solution is None:
+    if decided is None:
         return ((), unplaced, (), ())
-    chosen = solution.chosen
+    chosen = decided.chosen
     placed = zip(chosen["workload_id"].astype(str), chosen["accelerator"].astype(str), strict=True)
     return (
         tuple(sorted(placed)),
         unplaced,
-        tuple(sorted((str(p.family), str(p.platform)) for p in solution.ported.itertuples())),
-        tuple(sorted(solution.adopted)),
+        tuple(sorted((str(p.family), str(p.platform)) for p in decided.ported.itertuples())),
+        tuple(sorted(decided.adopted)),
     )
 
 
