@@ -232,6 +232,44 @@ def test_two_changes_in_one_grid_step_are_both_found() -> None:
         assert max(c.low, f.low) <= min(c.high, f.high)  # the two brackets overlap
 
 
+@pytest.mark.parametrize(
+    ("path", "values"),
+    [
+        ("accelerators.h100.on_demand_usd_per_chip_hour", "2:5:2"),
+        ("accelerators.trn2.max_chips", "10:100:3"),
+    ],
+)
+def test_progress_counts_the_bisection_solves_too(
+    path: str, values: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The progress reported covers every solve, the bisection's after the grid's: it never
+    runs past its total, and it ends full at the number of solves made."""
+    import placement.comparing.sweep as sweeping
+    from tests.test_explain import as_inventory, small_inventory
+
+    bisected: list[object] = []
+    decide = sweeping.decide
+
+    def counted(job: Any) -> Any:
+        bisected.append(job)
+        return decide(job)
+
+    monkeypatch.setattr(sweeping, "decide", counted)
+    reports: list[tuple[int, int]] = []
+    result = sweep(
+        as_inventory(small_inventory()),
+        [Parameter.parse_range(path, values)],
+        workers=1,
+        progress=lambda done, total: reports.append((done, total)),
+    )
+    assert result.break_evens and bisected
+    made = len(result.points) + len(bisected)
+    assert reports[-1] == (made, made)
+    assert all(done <= total for done, total in reports)
+    assert [done for done, _ in reports] == sorted(done for done, _ in reports)
+    assert max(done for done, _ in reports[: len(result.points)]) == len(result.points)
+
+
 def test_a_whole_number_parameter_is_bisected_on_whole_numbers() -> None:
     """A chip limit takes whole numbers: the break-even is located between two neighbours,
     each confirmed by a plan of its own (a fractional limit would be refused)."""

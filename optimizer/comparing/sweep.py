@@ -271,6 +271,14 @@ class SweepResult:
         return self.summary().model_dump(mode="json")
 
 
+def _after(progress: Progress | None, done: int, total: int) -> Progress | None:
+    """``progress`` of a batch that follows ``done`` solves, out of ``total`` in all."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda finished, _batch: report(done + finished, total)
+
+
 def _describe(before: Decisions, after: Decisions) -> str:
     """What changes between two sets of decisions: the first moves, then ports and
     migrations (as ``placement diff`` words them)."""
@@ -377,16 +385,30 @@ def sweep(
         def wide(lo: float, hi: float) -> bool:
             return hi - lo > 1 if whole else abs(hi - lo) > tolerance * step
 
+        def halvings_left(lo: float, hi: float) -> int:
+            """The solves an interval still needs (whole numbers: at most that many)."""
+            width, count = abs(hi - lo), 0
+            while width > 1 if whole else width > tolerance * step:
+                width = math.ceil(width / 2) if whole else width / 2
+                count += 1
+            return count
+
+        solved = len(grid)
         while narrowing := [i for i, (lo, _, hi, _, _) in enumerate(open_) if wide(lo, hi)]:
             halves = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
             mids = [float(math.floor(h)) if whole else h for h in halves]
+            # Progress counts every solve, the grid's and the bisection's: the total is what
+            # the open intervals still need, re-counted each round (a split adds to it).
+            expected = solved + sum(halvings_left(lo, hi) for lo, _, hi, _, _ in open_)
             found = runner.run(
                 [
                     PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)
                     for i, m in zip(narrowing, mids, strict=True)
                 ],
+                _after(progress, solved, expected),
                 task=task,
             )
+            solved += len(found)
             split: list[tuple[float, Decisions, float, Decisions, float | None]] = []
             for i, m, made in zip(narrowing, mids, found, strict=True):
                 lo, d_lo, hi, d_hi, y = open_[i]
@@ -400,6 +422,8 @@ def sweep(
                     open_[i] = (lo, d_lo, m, made, y)
                     split.append((m, made, hi, d_hi, y))
             open_ += split
+        if progress is not None and solved > len(grid):
+            progress(solved, solved)  # the estimate of whole-number intervals is at most
     break_evens = [BreakEven(lo, hi, y, _describe(d_lo, d_hi)) for lo, d_lo, hi, d_hi, y in open_]
     return SweepResult(
         tuple(parameters), points, sorted(break_evens, key=lambda b: (b.other or 0, b.low))
