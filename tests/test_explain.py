@@ -40,9 +40,29 @@ def as_inventory(rows: pd.DataFrame) -> Inventory:
     return read_inventory(rows, list(read_catalog().catalog.accelerators))
 
 
+REPORTED: list[tuple[int, int]] = []
+"""The progress the ``explained`` fixture's search reported: (solves done, out of)."""
+
+
 @pytest.fixture(scope="module")
 def explained() -> Explanation:
-    return explain_workload(as_inventory(small_inventory()), TARGET, solver=SOLVER, workers=2)
+    REPORTED.clear()
+    return explain_workload(
+        as_inventory(small_inventory()),
+        TARGET,
+        solver=SOLVER,
+        workers=2,
+        progress=lambda done, total: REPORTED.append((done, total)),
+    )
+
+
+def test_progress_counts_every_re_solve_and_ends_full(explained: Explanation) -> None:
+    """The bar covers the flip points' bisection too, never runs past its total, and ends at
+    the number of re-solves made."""
+    assert explained.flip_points and REPORTED
+    assert REPORTED[-1] == (explained.solves, explained.solves)
+    assert all(done <= total for done, total in REPORTED)
+    assert [done for done, _ in REPORTED] == sorted(done for done, _ in REPORTED)
 
 
 def placed_at(path: str, value: float) -> str | None:

@@ -60,6 +60,15 @@ class PlanJob:
     horizon: int | None = None  # months of a roadmap (plan --horizon); None: steady state
 
 
+def progress_after(progress: Progress | None, done: int, total: int) -> Progress | None:
+    """``progress`` of a batch that follows ``done`` solves, out of ``total`` in all (a search
+    that runs batch after batch: a sweep's bisection, a flip point's)."""
+    if progress is None:
+        return None
+    report = progress
+    return lambda finished, _batch: report(done + finished, total)
+
+
 def planned_inventory(
     inventory: str | os.PathLike[str] | Inventory,
     catalog: Catalog | CatalogSource,

@@ -36,7 +36,14 @@ import pandas as pd
 
 from placement.analysing.evaluations import evaluations_of
 from placement.catalog import CatalogSource, Setting, read_catalog
-from placement.comparing.batch import CatalogSpec, PlanJob, Progress, Runner, planned_inventory
+from placement.comparing.batch import (
+    CatalogSpec,
+    PlanJob,
+    Progress,
+    Runner,
+    planned_inventory,
+    progress_after,
+)
 from placement.errors import PlacementInputError
 from placement.models.catalog import Catalog
 from placement.models.explanation import Explanation, FlipPoint, ForcedPlan, SteadyFigure
@@ -244,8 +251,13 @@ def explain_workload(
             _open(s, chosen)
         while narrowing := [s for s in searches if _wide(s, tolerance)]:
             mids = [(s.low + s.high) / 2 for s in narrowing]
+            # Progress counts these solves after the first batch's, out of what the searches
+            # still need.
+            expected = solves + sum(_halvings_left(s, tolerance) for s in searches)
             found = runner.run(
-                [job(s.figure.path, m) for s, m in zip(narrowing, mids, strict=True)], task=probe
+                [job(s.figure.path, m) for s, m in zip(narrowing, mids, strict=True)],
+                progress_after(progress, solves, expected),
+                task=probe,
             )
             solves += len(mids)
             for s, m, p in zip(narrowing, mids, found, strict=True):
@@ -253,6 +265,8 @@ def explain_workload(
                     s.low = m
                 else:
                     s.high, s.to = m, p.accelerator
+        if progress is not None and solves > len(first):
+            progress(solves, solves)
     objective = made.objective_monthly_usd if result.solve.has_solution else None
     forced = _forced(mine, chosen, pinned if assignment is not None else {}, objective)
     feasible_forced = [f for f in forced if f.gap_usd is not None]
@@ -294,6 +308,17 @@ def _wide(search: _Search, tolerance: float) -> bool:
     if math.isnan(search.high):
         return False
     return abs(search.high - search.low) > tolerance * abs(search.figure.value)
+
+
+def _halvings_left(search: _Search, tolerance: float) -> int:
+    """The solves a search's bracket still needs to be narrower than ``tolerance``."""
+    if math.isnan(search.high):
+        return 0
+    width, count = abs(search.high - search.low), 0
+    while width > tolerance * abs(search.figure.value):
+        width /= 2
+        count += 1
+    return count
 
 
 def _flip_results(searches: Sequence[_Search]) -> tuple[list[FlipPoint], list[SteadyFigure]]:

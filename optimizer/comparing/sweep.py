@@ -37,6 +37,7 @@ from placement.comparing.batch import (
     Progress,
     Runner,
     planned_inventory,
+    progress_after,
     run_job,
 )
 from placement.comparing.diff import port_label
@@ -271,14 +272,6 @@ class SweepResult:
         return self.summary().model_dump(mode="json")
 
 
-def _after(progress: Progress | None, done: int, total: int) -> Progress | None:
-    """``progress`` of a batch that follows ``done`` solves, out of ``total`` in all."""
-    if progress is None:
-        return None
-    report = progress
-    return lambda finished, _batch: report(done + finished, total)
-
-
 def _describe(before: Decisions, after: Decisions) -> str:
     """What changes between two sets of decisions: the first moves, then ports and
     migrations (as ``placement diff`` words them)."""
@@ -405,7 +398,7 @@ def sweep(
                     PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)
                     for i, m in zip(narrowing, mids, strict=True)
                 ],
-                _after(progress, solved, expected),
+                progress_after(progress, solved, expected),
                 task=task,
             )
             solved += len(found)
