@@ -11,6 +11,7 @@ $11.00, the integer optimum (3 large units: $14.40).
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -222,3 +223,35 @@ def test_both_starts_of_a_pricing_reach_the_same_optimum() -> None:
         assert priced.result.gap is not None and priced.result.gap <= DEFAULT_GAP
         totals.append(horizon_total_usd(priced.model))
     assert totals[0] == pytest.approx(totals[1], rel=2 * DEFAULT_GAP)
+
+
+def test_whole_units_keep_what_may_be_held_at_once() -> None:
+    """Each month's part unit rounded to the nearest on its own can hold more than may be held
+    at once: 0.75 of a unit bought in each of four months, at most 3 held, rounds to 4. The
+    units of such a row are rounded down instead, and the whole units cost as a plan (at 1,000
+    workloads over 120 months the pricing's rounding otherwise came back infeasible, and
+    staying put was reported at a 40% gap)."""
+    from placement.solving.fixing import fixed_values
+
+    problem = pulp.LpProblem("held", pulp.LpMinimize)
+    bought = [problem.add_variable(f"z{m}", 0, 3, cat=pulp.LpInteger) for m in range(1, 5)]
+    cover = problem.add_variable("cover", 0, 4)
+    problem += SMALL[1] * pulp.lpSum(bought) + ON_DEMAND_USD * (4 - cover)
+    problem += cover <= pulp.lpSum(bought)
+    problem += pulp.lpSum(bought) <= 3  # held at once
+    for before, after in itertools.pairwise(bought):
+        problem += before - after == 0  # bought evenly
+    book = SimpleNamespace(
+        reservations=[SimpleNamespace(key="small", accelerator="h100", unit_chips=1)]
+    )
+    units = {("small", m): var for m, var in enumerate(bought, start=1)}
+    model = _Model(problem)
+    assert solve_model(model, relax=True).objective == pytest.approx(3 * SMALL[1] + 1)
+    assert [var.varValue for var in bought] == pytest.approx([0.75] * 4)
+    whole = units_largest_first(model, units, book, "highs", None, 1e-6)  # type: ignore[arg-type]
+    assert whole is not None
+    assert [whole.values[var] for var in bought] == [0.0] * 4
+    with fixed_values(whole.values):
+        costed = solve_model(model, relax=True)
+    assert costed.status is SolveStatus.OPTIMAL
+    assert costed.objective == pytest.approx(4 * ON_DEMAND_USD)

@@ -17,14 +17,16 @@ larger units left uncovered). A larger unit's part is usually best bought small 
 not where only that unit can hold the work (a replica larger than the small unit): the
 sample's first 10 workloads over 120 months have 0.98 of a 16-chip Trainium2 unit for ten
 months, and rounding it down costs 3.1% above the bound where to the nearest costs 0.9%. So
-where the two differ, both are solved and the cheaper kept. The units are only a start: the
-MILP searches from them, and the optimum it proves does not depend on them.
+where the two differ, both are solved and the cheaper kept. Rounded month by month, the units
+of a row that holds units alone (what may be held at once, ``add_purchases``) are rounded down
+where the rounding breaks it (``within``). The units are only a start: the MILP searches from
+them, and the optimum it proves does not depend on them.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import pulp
@@ -71,6 +73,7 @@ def units_largest_first(
     }
     smallest = {key: rank[key] == len(set(sizes[q.accelerator])) - 1 for key, q in products.items()}
     whole: dict[pulp.LpVariable, float] = {}
+    caps = unit_rows(model.problem, units.values())
     with kept_bounds(units.values()):
         relaxed = solve_model(model, solver, time_limit_s, gap, relax=True)
         if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
@@ -78,16 +81,22 @@ def units_largest_first(
         values = {var: var.varValue or 0.0 for var in units.values()}
         for stage in range(1 + max(rank.values(), default=-1)):
             at_stage = [(key, var) for (key, _), var in units.items() if rank[key] == stage]
-            nearest = {var: rounded_units(var, values[var], 0.5) for _, var in at_stage}
+            nearest = within(
+                caps, {var: rounded_units(var, values[var], 0.5) for _, var in at_stage}, values
+            )
             if all(smallest[key] for key, _ in at_stage):
                 whole.update(nearest)
                 continue
             # An accelerator's smallest unit is rounded to the nearest in either choice, where
             # a stage holds it beside another accelerator's larger units.
-            down = {
-                var: rounded_units(var, values[var], 0.5 if smallest[key] else 1.0)
-                for key, var in at_stage
-            }
+            down = within(
+                caps,
+                {
+                    var: rounded_units(var, values[var], 0.5 if smallest[key] else 1.0)
+                    for key, var in at_stage
+                },
+                values,
+            )
             tried = [down] if down == nearest else [down, nearest]
             best: tuple[float, dict[pulp.LpVariable, float], dict[pulp.LpVariable, float]] | None
             best = None
@@ -106,6 +115,45 @@ def units_largest_first(
                 var.lowBound = var.upBound = value
             whole.update(chosen)
     return WholeUnits(whole, relaxed.objective, relaxed.time_s)
+
+
+def unit_rows(problem: pulp.LpProblem, units: Iterable[pulp.LpVariable]) -> list[pulp.LpConstraint]:
+    """The ``<=`` rows of ``problem`` that hold units bought and nothing else: what may be
+    held at once, ``sum_{m' in term(m)} z_{q,m'} <= cap_q`` (``add_purchases``)."""
+    held = set(units)
+    return [
+        row
+        for row in problem._constraints.values()
+        if row.sense == pulp.LpConstraintLE and len(row) and all(var in held for var in row)
+    ]
+
+
+def within(
+    rows: Sequence[pulp.LpConstraint],
+    rounded: dict[pulp.LpVariable, float],
+    relaxed: Mapping[pulp.LpVariable, float],
+) -> dict[pulp.LpVariable, float]:
+    """``rounded`` with the units of every row of ``rows`` it breaks rounded down instead.
+
+    Each month's purchase is rounded on its own, so a row over several months can be broken
+    where the relaxation held up to the cap: 0.6 of a unit bought in each of four months,
+    at most three held at once, rounds to four. Rounded down they sum to no more than the
+    relaxation's values, which keep the row (the relaxation's other values and every unit
+    fixed at an earlier stage, rounded whole, stand in for the row's other terms)."""
+    out = dict(rounded)
+
+    def value(var: pulp.LpVariable) -> float:
+        return out.get(var, var.lowBound if var.lowBound == var.upBound else relaxed[var])
+
+    for row in rows:
+        mine = [var for var in row if var in out]
+        if not mine:
+            continue
+        total = row.constant + sum(coefficient * value(var) for var, coefficient in row.items())
+        if total > WHOLE_UNIT_TOLERANCE:
+            for var in mine:
+                out[var] = rounded_units(var, relaxed[var], 1.0)
+    return out
 
 
 def rounded_units(units: pulp.LpVariable, value: float, up_from: float) -> float:
