@@ -18,7 +18,7 @@ import time
 from collections.abc import Sequence
 
 from benchmarks.generate import read_synthetic
-from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, publish
 from placement.uncertainty.risk import risk
 
 SECTION = "risk"
@@ -65,10 +65,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"{args.samples:,})."
         ),
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write_docs:
-        replace_section(SECTION, text)
+    publish(SECTION, lines, args.write_docs)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 
 from benchmarks.generate import read_synthetic
-from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, publish
 from placement.pipeline import plan
 from placement.uncertainty.robust import robust_plan
 
@@ -56,10 +56,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"Target ({args.samples} samples of {args.size:,} workloads in <= {TARGET_SECONDS:.0f} s "
         f"on 2 cores): {'met' if elapsed <= TARGET_SECONDS else 'MISSED'}: {elapsed:.1f} s.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write_docs:
-        replace_section(SECTION, text)
+    publish(SECTION, lines, args.write_docs)
 
 
 if __name__ == "__main__":

@@ -608,6 +608,15 @@ def write_docs(
     replace_section(section, figures_markdown(measurements, command), path)
 
 
+def publish(section: str, lines: Sequence[str], write_docs: bool) -> None:
+    """Print a figures block (``lines``) and, with ``--write-docs``, put it in ``section`` of
+    docs/performance.md."""
+    text = "\n".join(lines)
+    print(text)
+    if write_docs:
+        replace_section(section, text)
+
+
 def replace_section(section: str, markdown: str, path: Path = DOCS_PATH) -> None:
     """Put ``markdown`` between the markers of ``section`` in docs/performance.md."""
     begin, end = markers(section)

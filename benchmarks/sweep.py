@@ -22,7 +22,7 @@ import time
 from collections.abc import Sequence
 
 from benchmarks.generate import read_synthetic
-from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, replace_section
+from benchmarks.run import FIGURE_TABLE_HEAD, measured_on, publish
 from placement.comparing.sweep import Parameter, sweep
 
 SECTION = "sweep"
@@ -70,10 +70,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"Target ({args.points} points on {args.size:,} workloads in <= "
         f"{TARGET_SECONDS:.0f} s on 2 cores): {'met' if met else 'MISSED'}: {elapsed:.1f} s.",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if args.write_docs:
-        replace_section(SECTION, text)
+    publish(SECTION, lines, args.write_docs)
 
 
 if __name__ == "__main__":
