@@ -64,7 +64,7 @@ from placement.horizon.start import (
     stay_put_start,
 )
 from placement.horizon.timeline import interim_accelerators
-from placement.horizon.units import rounded_units, units_largest_first
+from placement.horizon.units import rounded_units, unit_rows, units_largest_first, within
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.solving.background import InBackground, all_ended
@@ -428,8 +428,9 @@ def _units_rounded(
     """The roadmap with ``ready`` fixed and the reservation units continuous (a MILP of the
     targets alone: the timeline), then with that timeline fixed and each month's units
     bought rounded, within their bounds, to the nearest, largest first, up or down
-    (``UNIT_ROUNDING_SHARES``), each costed as an LP (a rounding the rows refuse is passed
-    over). Proven where one costs no more than ``target``: a roadmap of whole units the
+    (``UNIT_ROUNDING_SHARES``; the units of a row of units alone it breaks, what may be held at
+    once, rounded down: ``within``), each costed as an LP (a rounding the rows refuse is
+    passed over). Proven where one costs no more than ``target``: a roadmap of whole units the
     relaxation's bound proves.
 
     Where the fleet is large, rounding a few units up costs a sliver of the whole, and this is
@@ -445,6 +446,7 @@ def _units_rounded(
     fixed = {var: value for var, value in timeline.start.items() if var not in bought}
     fixed.update({y: y.varValue or 0.0 for y in _steps(model)})
     relaxed = {var: var.varValue or 0.0 for var in units}
+    caps: list[pulp.LpConstraint] | None = None  # the rows of units alone, found once
     spent = timeline.time_s
     for share in UNIT_ROUNDING_SHARES:
         if share is None:
@@ -456,8 +458,9 @@ def _units_rounded(
                 continue
             fixed.update(whole_units.values)
         else:
-            for var, value in relaxed.items():
-                fixed[var] = rounded_units(var, value, share)
+            rounded = {var: rounded_units(var, value, share) for var, value in relaxed.items()}
+            caps = caps if caps is not None else unit_rows(model.problem, units)
+            fixed.update(within(caps, rounded, relaxed))
         whole = priced(model, fixed, solver, clock.left(), gap)
         spent += 0.0 if whole is None else whole.time_s
         if whole is not None and whole.cost <= target:
