@@ -94,23 +94,6 @@ def solve_placement(
     model_path: str | os.PathLike[str] | None = None,
     start: GreedyPlan | None = None,
     bound: Bound | None = None,
-) -> tuple[SolveResult, Solution | None]:
-    """Build and solve the MILP over the estimates' options (``solve_placement_model``);
-    extract a solution if there is one."""
-    result, model = solve_placement_model(
-        estimates, catalog, solver, settings, model_path, start, bound
-    )
-    return result, None if model is None else extract_solution(model, catalog)
-
-
-def solve_placement_model(
-    estimates: Estimates,
-    catalog: Catalog,
-    solver: SolverOptions,
-    settings: FormulationSettings | None = None,
-    model_path: str | os.PathLike[str] | None = None,
-    start: GreedyPlan | None = None,
-    bound: Bound | None = None,
 ) -> tuple[SolveResult, PlacementModel | None]:
     """Build and solve the MILP over the estimates' options; the solved model whose values are
     the plan (None where there is none), for the caller to read.
@@ -182,12 +165,13 @@ def _plan_horizon(
     if end_catalog is not catalog:
         catalog = end_catalog
         estimates = estimate(estimates.workloads, catalog)
-    result, solution = solve_placement(
+    result, model = solve_placement(
         estimates,
         catalog,
         solver,
         FormulationSettings(fixed_accelerators=horizon.end_placement),
     )
+    solution = None if model is None else extract_solution(model, catalog)
     progress("computing the baselines")
     baselines = compute_baselines(estimates, catalog, solver, result.objective)
     progress("assembling the plan and its explanations")
@@ -474,7 +458,7 @@ def _solved_from_greedy(
 ) -> tuple[GreedyPlan, SolveResult, PlacementModel | None]:
     """``solve_from_greedy`` with the solved model rather than the solution read from it."""
     greedy = price_greedy(estimates, catalog, solver)
-    result, model = solve_placement_model(
+    result, model = solve_placement(
         estimates, catalog, solver, model_path=model_path, start=greedy, bound=bound
     )
     return greedy.without_model(), result, model

@@ -305,13 +305,13 @@ def _open(search: _Search, chosen: str | None) -> None:
 
 
 def _wide(search: _Search, tolerance: float) -> bool:
-    if math.isnan(search.high):
-        return False
-    return abs(search.high - search.low) > tolerance * abs(search.figure.value)
+    """Whether a search's bracket is still wider than ``tolerance`` of its figure's value."""
+    return _halvings_left(search, tolerance) > 0
 
 
 def _halvings_left(search: _Search, tolerance: float) -> int:
-    """The solves a search's bracket still needs to be narrower than ``tolerance``."""
+    """The solves a search's bracket still needs to be narrower than ``tolerance`` of its
+    figure's value (none for a search with no bracket)."""
     if math.isnan(search.high):
         return 0
     width, count = abs(search.high - search.low), 0

@@ -381,7 +381,7 @@ def sweep(
         def halvings_left(lo: float, hi: float) -> int:
             """The solves an interval still needs (whole numbers: at most that many)."""
             width, count = abs(hi - lo), 0
-            while width > 1 if whole else width > tolerance * step:
+            while wide(0.0, width):
                 width = math.ceil(width / 2) if whole else width / 2
                 count += 1
             return count
@@ -416,7 +416,7 @@ def sweep(
                     split.append((m, made, hi, d_hi, y))
             open_ += split
         if progress is not None and solved > len(grid):
-            progress(solved, solved)  # the estimate of whole-number intervals is at most
+            progress(solved, solved)  # whole-number intervals can need fewer than counted
     break_evens = [BreakEven(lo, hi, y, _describe(d_lo, d_hi)) for lo, d_lo, hi, d_hi, y in open_]
     return SweepResult(
         tuple(parameters), points, sorted(break_evens, key=lambda b: (b.other or 0, b.low))
