@@ -242,9 +242,11 @@ them, which took 5 s of 36 at 100,000 workloads (docs/performance.md). Restored 
 
 
 @contextlib.contextmanager
-def _collecting_rarely() -> Iterator[None]:
+def collecting_rarely() -> Iterator[None]:
     """Run the block (or, as a decorator, each call) with the cyclic garbage collector
-    started less often."""
+    started less often: for a plan, and for a batch whose results (plans of thousands of
+    models each) arrive in this process while earlier ones are held (``comparing.batch.
+    Runner``)."""
     before = gc.get_threshold()
     gc.set_threshold(max(before[0], GC_ALLOCATIONS_PER_COLLECTION), *before[1:])
     try:
@@ -311,7 +313,7 @@ def _quietly(call: Callable[..., Any], *args: Any) -> Any:
         return call(*args)
 
 
-@_collecting_rarely()
+@collecting_rarely()
 def plan(
     inventory: str | os.PathLike[str] | pd.DataFrame | Inventory,
     catalog: Catalog | CatalogSource | None = None,
@@ -414,7 +416,7 @@ def _estimated(
     return source, catalog, inventory, estimates
 
 
-@_collecting_rarely()
+@collecting_rarely()
 def steady_state_decisions(
     inventory: Inventory,
     catalog: Catalog | CatalogSource | None = None,

@@ -5,6 +5,7 @@ program)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -16,6 +17,7 @@ import pulp
 import pytest
 
 from placement.comparing.batch import Runner
+from placement.pipeline import GC_ALLOCATIONS_PER_COLLECTION
 from placement.solving import solver
 
 
@@ -113,3 +115,13 @@ def test_a_process_whose_highs_pool_is_sized_otherwise_keeps_it_and_solves() -> 
         check=True,
     )
     assert out.stdout.strip().splitlines()[-1] == "None"
+
+
+def test_a_batch_collects_garbage_rarely_and_restores_the_threshold() -> None:
+    """Results arrive in this process while earlier ones are held: the collector runs rarely
+    meanwhile (``pipeline.GC_ALLOCATIONS_PER_COLLECTION``), and as before once it is done."""
+    before = gc.get_threshold()
+    with Runner(workers=1) as runner:
+        assert gc.get_threshold()[0] >= GC_ALLOCATIONS_PER_COLLECTION
+        assert runner.run([2, 3], task=_square_of)[1][0] == 9
+    assert gc.get_threshold() == before
