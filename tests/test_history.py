@@ -310,6 +310,34 @@ def test_save_needs_a_cycle_and_an_unknown_run_is_a_clear_error(tmp_path: Path) 
     assert "no such run" in problems[0]["message"]
 
 
+def test_reading_a_database_that_does_not_exist_makes_nothing(tmp_path: Path) -> None:
+    """The listing, show, diff and a report of a saved run only read: a --db that names no
+    file (in a folder that does not exist either) holds no runs, and neither the file, its
+    folder nor a lock file is made."""
+    db = tmp_path / "missing" / "folder" / "history.sqlite"
+    listed = invoke("history", "--db", db, "--format", "json")
+    assert listed.exit_code == 0, listed.output
+    assert json.loads(listed.stdout) == []
+    for args in (("show", "1"), ("diff", "1", "2")):
+        result = invoke(*args, "--db", db)
+        assert_clean_failure(result)
+        assert "does not exist" in result.stderr and "--save" in result.stderr
+    report = invoke("report", "--run", "1", "--db", db, "--html", tmp_path / "r.html")
+    assert_clean_failure(report)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_sqlite_url_with_arguments_is_refused_untouched(tmp_path: Path) -> None:
+    """The driver ignores arguments it does not know (``?mode=ro`` would open the file for
+    writing): refused, and nothing made beside the file."""
+    url = f"sqlite:///{tmp_path / 'h.sqlite'}?mode=ro"
+    for args in (("history",), ("plan", SAMPLE, "--save", "--cycle", "q1")):
+        result = invoke(*args, "--db", url)
+        assert_clean_failure(result)
+        assert "?mode=ro" in result.stderr and "path alone" in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_unusable_database_is_a_clear_error(tmp_path: Path) -> None:
     result = invoke("history", "--db", "postgresql+psycopg://nobody@127.0.0.1:1/none")
     assert_clean_failure(result)

@@ -41,7 +41,7 @@ def history_command(db: str | None, fmt: str, output: str | None, quiet: bool) -
 
     if output is not None:
         check_output_path(output)
-    frame = History(db).list()
+    frame = History(db, create=False).list()
     records = json.loads(frame.to_json(orient="records"))
     emit(
         lambda console: render_records(
@@ -127,7 +127,7 @@ def show_command(run: str, db: str | None, fmt: str, output: str | None, quiet: 
 
     if output is not None:
         check_output_path(output)
-    saved = History(db).get(run)
+    saved = History(db, create=False).get(run)
     risk = saved.risk
 
     def render(console: Console) -> str:
@@ -230,7 +230,7 @@ def diff_command(
 
     if output is not None:
         check_output_path(output)
-    d = History(db).diff(run_a, run_b)
+    d = History(db, create=False).diff(run_a, run_b)
 
     def render(console: Console) -> str:
         if fmt == "json":

@@ -190,7 +190,7 @@ def report_command(
     if run_id is not None:
         from placement.storing.history import History
 
-        saved = History(db).get(run_id)
+        saved = History(db, create=False).get(run_id)
         made, title = saved.plan, f"Placement plan: cycle {saved.cycle} (run {saved.id})"
         risk = risk or saved.risk  # the run's own risk (risk --save), unless --risk gives one
     elif _is_plan(document := _json_document(inventory)):

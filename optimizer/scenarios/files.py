@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -382,6 +383,8 @@ def _changes(
         argument = entry[action]
         message = _argument_problem(action, argument)
         if message:
+            if "(got " not in message:
+                message = f"{message} {_got(argument)}"
             problems.append(scenario_problem(file, f"{label}.{action}", message, line, argument))
             continue
         if action == "add" and "where" in entry:
@@ -396,7 +399,11 @@ def _changes(
         if "where" in entry and (not isinstance(filters, dict) or not filters):
             problems.append(
                 scenario_problem(
-                    file, f"{label}.where", "a mapping of columns to values", line, filters
+                    file,
+                    f"{label}.where",
+                    f"a mapping of columns to values {_got(filters)}",
+                    line,
+                    filters,
                 )
             )
             continue
@@ -408,6 +415,35 @@ def _changes(
     return out
 
 
+SHOWN_VALUE_CHARS = 80
+"""How much of a value a message quotes (a change's argument as written; the JSON record
+holds it whole)."""
+
+
+def _got(value: Any) -> str:
+    """``(got VALUE)`` for a message: the value as read, its type where YAML made it text
+    (``1e3`` without a decimal point is text in YAML 1.1: write ``1.0e3``), cut short."""
+    shown = repr(value)
+    if len(shown) > SHOWN_VALUE_CHARS:
+        shown = shown[: SHOWN_VALUE_CHARS - 3] + "..."
+    kind = " (text)" if isinstance(value, str) else ""
+    return f"(got {shown}{kind})"
+
+
+def _exponent_hint(value: Any) -> str:
+    """Why a number came out as text, where it did: YAML 1.1 reads ``1e3`` (an exponent with no
+    decimal point) as text."""
+    if isinstance(value, str) and re.fullmatch(r"[-+]?\d+[eE][-+]?\d+", value.strip()):
+        return f": YAML reads an exponent without a decimal point as text; write {_as_float(value)}"
+    return ""
+
+
+def _as_float(text: str) -> str:
+    """``1e3`` written as YAML reads a number: ``1.0e3``."""
+    mantissa, exponent = re.split("[eE]", text.strip())
+    return f"{mantissa}.0e{exponent}"
+
+
 def _argument_problem(action: str, argument: Any) -> str | None:
     """What is wrong with an action's argument, or None."""
     if action == "scale":
@@ -415,11 +451,11 @@ def _argument_problem(action: str, argument: Any) -> str | None:
             return "a mapping {column: NAME, by: FACTOR}"
         by = argument["by"]
         if isinstance(by, bool) or not isinstance(by, int | float):
-            return "by: a number >= 0"
+            return f"by: a number >= 0 {_got(by)}{_exponent_hint(by)}"
         if not math.isfinite(by):  # NaN compares false with everything: checked first
-            return "by: a finite number >= 0"
+            return f"by: a finite number >= 0 {_got(by)}"
         if by < 0:
-            return "by: a number >= 0"
+            return f"by: a number >= 0 {_got(by)}"
     elif action == "set":
         if not isinstance(argument, dict) or set(argument) != {"column", "value"}:
             return "a mapping {column: NAME, value: VALUE}"

@@ -22,7 +22,7 @@ import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -168,9 +168,12 @@ def _inventory_from(text_: str, catalog: Catalog) -> Inventory:
 
 class History:
     """The saved runs of one database (created and upgraded to the latest schema on first
-    use)."""
+    use). ``create=False`` (what only reads: the listing, ``show``, ``diff``): an SQLite file
+    that does not exist is not made, nor its folder; it holds no runs."""
 
-    def __init__(self, url: str | None = None) -> None:
+    engine: Engine
+
+    def __init__(self, url: str | None = None, create: bool = True) -> None:
         if url is not None and not url.strip():
             # An unset variable in a script (--db "$DB"): never the default database instead.
             raise PlacementInputError(
@@ -187,6 +190,10 @@ class History:
                 ],
                 title="invalid option",
             )
+        self.file = _sqlite_file(self.url, self.shown_url)
+        self.absent = not create and self.file is not None and not self.file.exists()
+        if self.absent:
+            return  # nothing saved there: nothing to open, and nothing is made
         try:
             self.engine = self._engine()
         except (ArgumentError, ValueError) as err:
@@ -218,8 +225,8 @@ class History:
         return text
 
     def _engine(self) -> Engine:
-        if self.url.startswith("sqlite:///"):
-            Path(self.url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        if self.file is not None:
+            self.file.parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(self.url, connect_args={"timeout": 60}, poolclass=NullPool)
 
             @event.listens_for(engine, "connect")
@@ -242,8 +249,8 @@ class History:
         """One process at a time upgrades the schema: a file lock beside an SQLite file, an
         advisory lock on PostgreSQL (other databases rely on their own DDL locking)."""
         with _LOCAL, self.engine.connect() as connection:
-            if self.url.startswith("sqlite:///"):
-                with open(self.url.removeprefix("sqlite:///") + ".lock", "w") as handle:
+            if self.file is not None:
+                with open(f"{self.file}.lock", "w") as handle:
                     fcntl.flock(handle, fcntl.LOCK_EX)
                     yield connection
                 return
@@ -411,7 +418,8 @@ class History:
         return int(key[0])
 
     def list(self) -> pd.DataFrame:
-        """Every saved run, oldest first (no plan bodies)."""
+        """Every saved run, oldest first (no plan bodies); none where the database is
+        ``absent``."""
         columns = [
             runs.c.id,
             runs.c.cycle,
@@ -428,8 +436,10 @@ class History:
             runs.c.risk_held_p50_usd,
             runs.c.risk_held_p90_usd,
         ]
-        with self.engine.connect() as connection:
-            rows = connection.execute(select(*columns).order_by(runs.c.id)).mappings().all()
+        rows: Sequence[RowMapping] = []
+        if not self.absent:
+            with self.engine.connect() as connection:
+                rows = connection.execute(select(*columns).order_by(runs.c.id)).mappings().all()
         frame = pd.DataFrame([dict(r) for r in rows], columns=[c.name for c in columns])
         # A whole number, also beside runs saved without a risk (missing, not NaN).
         return frame.astype({"risk_samples": "Int64"})
@@ -438,6 +448,12 @@ class History:
         """A saved run by id, or the latest of a cycle by its label."""
         by_cycle = select(runs).where(runs.c.cycle == str(run)).order_by(runs.c.id.desc()).limit(1)
         row: RowMapping | None = None
+        if self.absent:
+            raise PlacementInputError(
+                [f"run {run!r}: no such run: {self.shown_url} does not exist (nothing has been "
+                 "saved there; plan INV --save --cycle LABEL saves a run)"],
+                title="invalid run",
+            )  # fmt: skip
         with self.engine.connect() as connection:
             if (isinstance(run, int) or str(run).isdigit()) and int(run) <= MAX_RUN_ID:
                 by_id = select(runs).where(runs.c.id == int(run))
@@ -586,6 +602,23 @@ def redacted(url: str) -> str:
     for secret in _secrets(url):
         shown = shown.replace(secret, "***")
     return shown
+
+
+def _sqlite_file(url: str, shown: str) -> Path | None:
+    """The file of an SQLite URL (None for a server's). A query string is refused: the
+    driver ignores what it does not know (``?mode=ro`` would open the file for writing)."""
+    if not url.startswith("sqlite:///"):
+        return None
+    path, query = url.removeprefix("sqlite:///"), ""
+    if "?" in path:
+        path, query = path.split("?", 1)
+    if query:
+        raise PlacementInputError(
+            [f"--db {shown}: an SQLite file takes no URL arguments here (got ?{query}); "
+             "expected the file's path alone"],
+            title="invalid option",
+        )  # fmt: skip
+    return Path(path)
 
 
 def _in_memory(url: str) -> bool:
