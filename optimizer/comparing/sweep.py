@@ -54,6 +54,11 @@ MAX_SWEEP_STEPS = 500
 """Grid points of one parameter at most: each is a whole plan (a finer question is a narrower
 range; break-evens are located far more finely than the grid anyway)."""
 
+MAX_SWEEP_POINTS = 1_000
+"""Grid points of a sweep at most, over both parameters (``STEPS x STEPS``): each is a whole
+plan, and each row's break-evens are bisected on top (a 500 x 500 grid would be 250,000 plans,
+a day of solving)."""
+
 BISECTION_TOLERANCE = 1 / 256
 """A break-even is located to within this fraction of the grid step (8 halvings)."""
 
@@ -316,6 +321,28 @@ def _plan_decisions(job: PlanJob) -> Decisions:
     return decisions(run_job(job))
 
 
+def check_grid(parameters: Sequence[Parameter]) -> None:
+    """Refuse, before anything is solved, what is not a grid to sweep: other than one or two
+    parameters, one parameter twice, or more than ``MAX_SWEEP_POINTS`` points."""
+    if not 1 <= len(parameters) <= 2:
+        raise PlacementInputError(["sweep takes one or two parameters"], title="invalid option")
+    if len(parameters) == 2 and parameters[0].path == parameters[1].path:
+        raise PlacementInputError(
+            [f"--param {parameters[0].path} is given twice: a grid of one parameter against "
+             "itself; expected two different parameters (or one)"],
+            title="invalid option",
+        )  # fmt: skip
+    points = math.prod(len(p.values) for p in parameters)
+    if points > MAX_SWEEP_POINTS:
+        sizes = " x ".join(f"{len(p.values)}" for p in parameters)
+        raise PlacementInputError(
+            [f"--range: {sizes} = {points:,} grid points; expected at most "
+             f"{MAX_SWEEP_POINTS:,} in one sweep (each is a whole plan, its break-evens "
+             "bisected on top): fewer STEPS, or one parameter at a time"],
+            title="invalid option",
+        )  # fmt: skip
+
+
 def sweep(
     inventory: str | Inventory,
     parameters: Sequence[Parameter],
@@ -329,8 +356,7 @@ def sweep(
 ) -> SweepResult:
     """Plan every grid point, then bisect every interval of the first parameter where the
     decisions change; ``horizon`` plans each point as a roadmap over that many months."""
-    if not 1 <= len(parameters) <= 2:
-        raise PlacementInputError(["sweep takes one or two parameters"], title="invalid option")
+    check_grid(parameters)
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
