@@ -6,12 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 
 from placement.catalog import read_catalog
+from placement.comparing.sweep import Parameter
 from placement.pipeline import plan
 from placement.reading import read_inventory
 from placement.scenarios import ScenarioError, read_scenario, scenario_inventory
+from placement.scenarios.apply import matching
+from placement.scenarios.files import InventoryChange
 from tests.conftest import assert_consistent
 from tests.test_cli import assert_clean_failure, invoke
 
@@ -440,3 +444,35 @@ def test_a_named_pipe_with_a_writer_is_read_like_a_file(tmp_path: Path) -> None:
     scenario = read_scenario(fifo)
     writer.join(timeout=30)
     assert scenario.name == "piped" and scenario.text == "name: piped\n"
+
+
+@pytest.mark.parametrize(
+    ("wanted", "selected"),
+    [
+        ("[prod] llama-70b", ["[prod] llama-70b"]),  # the same text, not a pattern
+        ("[PROD] LLAMA-70B", ["[prod] llama-70b"]),  # case aside
+        ("llama*", ["llama[v2]"]),  # a pattern still
+        ("[pq] llama-70b", ["p llama-70b"]),  # a character class where no id is the text
+    ],
+)
+def test_a_filter_names_an_id_with_brackets_as_written(wanted: str, selected: list[str]) -> None:
+    frame = pd.DataFrame({"id": ["[prod] llama-70b", "p llama-70b", "llama[v2]"]})
+    change = InventoryChange("pin", "trn2", {"id": [wanted]}, 0, 1)
+    assert frame["id"][matching(frame, change, "s.yaml")].tolist() == selected
+
+
+def test_a_sweep_parameter_names_a_workload_whose_id_holds_brackets() -> None:
+
+    inventory = read_inventory(
+        Path(__file__).resolve().parents[1] / "inputs" / "sample_inventory.csv",
+        list(read_catalog().catalog.accelerators),
+    )
+    first = str(inventory.workloads["id"].iloc[0])
+    workloads = inventory.workloads.assign(
+        id=inventory.workloads["id"].where(inventory.workloads["id"] != first, f"[prod] {first}")
+    )
+    inventory = type(inventory)(**{**inventory.__dict__, "workloads": workloads})
+    path = f"inventory[[prod] {first}].h100_gpu_hours"
+    parameter = Parameter.parse_range(path, "100:200:2").on(inventory)
+    changed = parameter.scenario(150.0).changes[0]
+    assert changed.where == {"id": [f"[prod] {first}"]}

@@ -18,7 +18,6 @@ migration dropped and, a little further, one workload moved), not only the first
 from __future__ import annotations
 
 import difflib
-import fnmatch
 import itertools
 import json
 import math
@@ -49,6 +48,7 @@ from placement.models.workload import VOLUME_COLUMNS
 from placement.pipeline import SolverOptions, steady_state_decisions
 from placement.reading import Inventory
 from placement.scenarios import InventoryChange, Scenario, check_scenario
+from placement.scenarios.apply import text_matches
 
 MAX_SWEEP_STEPS = 500
 """Grid points of one parameter at most: each is a whole plan (a finer question is a narrower
@@ -62,7 +62,8 @@ a day of solving)."""
 BISECTION_TOLERANCE = 1 / 256
 """A break-even is located to within this fraction of the grid step (8 halvings)."""
 
-_ONE_WORKLOAD = re.compile(r"^inventory\[(?P<id>[^\]]+)\]\.(?P<column>\w+)$")
+# The id runs to the last "]." (an id may hold brackets itself: "[prod] llama-70b").
+_ONE_WORKLOAD = re.compile(r"^inventory\[(?P<id>.+)\]\.(?P<column>\w+)$")
 _EVERY_WORKLOAD = re.compile(r"^inventory\.(?P<column>\w+)$")
 
 
@@ -124,7 +125,7 @@ class Parameter:
         """Refuse an ID (or shell-style pattern, as a scenario's ``where`` takes it) that no
         workload of ``inventory`` has, with the nearest ids."""
         ids = inventory.workloads["id"].astype(str).tolist()
-        if any(fnmatch.fnmatchcase(i.lower(), wanted.lower()) for i in ids):
+        if any(text_matches(i, wanted) for i in ids):
             return
         close = difflib.get_close_matches(wanted, ids, n=3)
         hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""

@@ -147,17 +147,33 @@ def matching(frame: pd.DataFrame, change: InventoryChange, file: str) -> pd.Seri
             raise ScenarioError(
                 [_problem(file, change, f"where: no column {column!r}; columns: {known}", column)]
             )
-        selected &= frame[column].map(lambda v, a=accepted: _matches(v, a))
+        # A text that is some row's value (case aside) names that value alone, not a pattern:
+        # an id holding "[", "*" or "?" ("[prod] llama-70b") is named as written.
+        present = {v.lower() for v in frame[column] if isinstance(v, str)}
+        literal = {w.lower() for w in accepted if isinstance(w, str) and w.lower() in present}
+        selected &= frame[column].map(lambda v, a=accepted, t=literal: _matches(v, a, t))
     return selected
 
 
-def _matches(value: Any, accepted: list[Any]) -> bool:
+def text_matches(value: str, wanted: str) -> bool:
+    """Whether a text is the one wanted, case aside: the same text, or one a shell-style
+    pattern (``llama-*``) matches."""
+    value, wanted = value.lower(), wanted.lower()
+    return value == wanted or fnmatch.fnmatchcase(value, wanted)
+
+
+def _matches(value: Any, accepted: list[Any], literal: set[str]) -> bool:
+    """Whether ``value`` is one of ``accepted``; a text of ``literal`` (lower case) only as
+    written, any other as a pattern too."""
     for wanted in accepted:
         if wanted is None:
             if value is None or (isinstance(value, float) and math.isnan(value)):
                 return True
         elif isinstance(wanted, str) and isinstance(value, str):
-            if fnmatch.fnmatchcase(value.lower(), wanted.lower()):
+            if wanted.lower() in literal:
+                if value.lower() == wanted.lower():
+                    return True
+            elif text_matches(value, wanted):
                 return True
         elif isinstance(wanted, bool) or isinstance(value, bool):
             if value is wanted or (isinstance(value, bool) and value == wanted):
