@@ -88,6 +88,15 @@ def whatif_command(
     parsed = read_scenarios(scenarios)
     source = catalog_source(catalog_path, overrides)
     inv = planned_inventory(inventory, source, input_format, sheet)
+    if samples:
+        from placement.errors import PlacementInputError
+        from placement.uncertainty.limits import sampled_work_problem
+
+        too_much = sampled_work_problem(
+            samples, len(inv.workloads), plans=len(parsed) + 1, months=horizon
+        )
+        if too_much:  # before any plan is made
+            raise PlacementInputError([too_much], title="invalid option")
     with progress_bar(quiet, "planning") as advance:
         result = whatif(
             inv,

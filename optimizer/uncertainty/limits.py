@@ -1,7 +1,22 @@
 """Bounds of a risk run, in a module the command line can import without loading the rest."""
 
-MAX_SAMPLES = 100_000
-"""The most samples one run draws: at a second a sample on two cores, more would take days."""
+import math
+
+MAX_SAMPLES = 10_000
+"""The most samples one run draws: a small inventory's sample takes about a tenth of a second
+on two cores, so these are minutes; the percentiles' sampling error, one over the square root
+of the samples, is 1% here."""
+
+MAX_SAMPLED_WORKLOADS = 1_000_000
+"""The most workload-samples one run plans: the samples times the workloads (at least
+``SMALLEST_SAMPLED_WORKLOADS``), times the plans sampled (``whatif --samples``: each
+scenario's) and a roadmap's years (``--horizon``). A sample of 1,000 workloads takes about a
+third of a second on two cores, so 1,000 of them are minutes (docs/performance.md), 100,000
+would be hours."""
+
+SMALLEST_SAMPLED_WORKLOADS = 100
+"""Below this many workloads a sample costs about the same whatever the count (the solver's
+and the pipeline's own time): counted as this many."""
 
 DEFAULT_SAMPLES = 100
 """Samples of ``placement risk`` when ``--samples`` is not given: a minute or two for a few dozen
@@ -14,3 +29,29 @@ the plan's model (at 1,000 workloads, 200 copies are about 600,000 columns)."""
 
 DEFAULT_ROBUST_SAMPLES = 50
 """Samples of ``plan --robust`` when ``--samples`` is not given."""
+
+
+def sampled_work_problem(
+    samples: int, workloads: int, plans: int = 1, months: int | None = None
+) -> str | None:
+    """What is wrong with planning ``samples`` futures of ``workloads`` workloads, for
+    ``plans`` plans (each scenario of a comparison), each a roadmap of ``months`` where given:
+    more than ``MAX_SAMPLED_WORKLOADS`` workload-samples; None where it is within."""
+    years = 1 if months is None else max(1, math.ceil(months / 12))
+    work = samples * max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * years
+    if work <= MAX_SAMPLED_WORKLOADS:
+        return None
+    counted = f" (counted as {SMALLEST_SAMPLED_WORKLOADS})"
+    shown = f"{workloads:,} workloads{counted if workloads < SMALLEST_SAMPLED_WORKLOADS else ''}"
+    parts = [f"{samples:,} samples", shown]
+    if plans > 1:
+        parts.append(f"{plans:,} plans")
+    if years > 1:
+        parts.append(f"{years} years of roadmap")
+    most = MAX_SAMPLED_WORKLOADS // (max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * years)
+    return (
+        f"--samples {samples:,}: {' x '.join(parts)} is {work:,} workload-samples; expected at "
+        f"most {MAX_SAMPLED_WORKLOADS:,} in one run (a sample of 1,000 workloads takes about "
+        f"a third of a second on two cores): at most {max(most, 0):,} samples here, or a "
+        "smaller inventory"
+    )

@@ -43,7 +43,11 @@ from placement.uncertainty.evaluate import (
     staying_usd,
 )
 from placement.uncertainty.held_roadmap import horizon_summary, point_roadmap_months
-from placement.uncertainty.limits import DEFAULT_SAMPLES, MAX_SAMPLES
+from placement.uncertainty.limits import (
+    DEFAULT_SAMPLES,
+    MAX_SAMPLES,
+    sampled_work_problem,
+)
 from placement.uncertainty.sampling import (
     Figure,
     catalog_document,
@@ -138,6 +142,9 @@ def risk_with_point_plan(
     else:
         given, inv = apply_scenario(given, scenario, read)
     model = given.catalog if isinstance(given, CatalogSource) else given
+    too_much = sampled_work_problem(samples, len(inv.workloads), months=horizon)
+    if too_much:
+        raise PlacementInputError([too_much], title="invalid option")
     point = plan(inv, given, solver)
     figures = uncertain_figures(model) + inventory_figures(inv.workloads, model)
     values = draw_values(model, figures, seed, samples)
