@@ -222,3 +222,42 @@ def test_every_count_a_user_controls_is_bounded_as_the_docs_say(tmp_path: Path) 
     many = runner.invoke(cli, ["whatif", str(inv), *[str(scenario)] * (MAX_SCENARIOS + 1)])
     assert many.exit_code == 2 and f"expected at most {MAX_SCENARIOS:,}" in many.stderr
     assert "Traceback" not in many.output
+
+
+def test_sampled_work_is_bounded_by_what_it_plans() -> None:
+    """Samples x workloads (at least 100) x plans x roadmap years: within the bound, nothing
+    to say; past it, the figures and the most samples that fit."""
+    from placement.uncertainty.limits import (
+        MAX_ROBUST_SAMPLED_WORKLOADS,
+        MAX_SAMPLED_WORKLOADS,
+        robust_work_problem,
+        sampled_work_problem,
+    )
+
+    assert sampled_work_problem(1_000, 1_000) is None  # the risk target's run
+    assert sampled_work_problem(10_000, 3) is None  # counted as 100
+    too_much = sampled_work_problem(1_001, 1_000)
+    assert too_much is not None and "1,001,000 workload-samples" in too_much
+    assert "at most 1,000 samples" in too_much
+    roadmap = sampled_work_problem(600, 1_000, plans=1, months=24)
+    assert roadmap is not None and "2 years of roadmap" in roadmap
+    compared = sampled_work_problem(400, 1_000, plans=3)
+    assert compared is not None and "3 plans" in compared and "at most 333 samples" in compared
+    assert sampled_work_problem(MAX_SAMPLED_WORKLOADS // 100, 100) is None
+    assert robust_work_problem(200, 1_000) is None
+    robust = robust_work_problem(20, 100_000)
+    assert robust is not None and "at most 2 samples" in robust
+    assert robust_work_problem(MAX_ROBUST_SAMPLED_WORKLOADS // 1_000 + 1, 1_000) is not None
+
+
+def test_a_robust_plan_past_its_work_bound_is_refused_before_the_program(
+    tmp_path: Path,
+) -> None:
+    inv = tmp_path / "inv.csv"
+    synthetic_inventory(1_200, seed=1).to_csv(inv, index=False)
+    result = CliRunner().invoke(
+        cli, ["plan", str(inv), "--robust", "--samples", "200", "-o", str(tmp_path / "p.json")]
+    )
+    assert result.exit_code == 2, result.output
+    assert "240,000 workload-samples" in result.stderr and "at most 166 samples" in result.stderr
+    assert "Traceback" not in result.output and not (tmp_path / "p.json").exists()

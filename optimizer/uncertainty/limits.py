@@ -27,8 +27,29 @@ MAX_ROBUST_SAMPLES = 200
 """The most samples ``plan --robust`` joins into one stochastic program: each adds a copy of
 the plan's model (at 1,000 workloads, 200 copies are about 600,000 columns)."""
 
+MAX_ROBUST_SAMPLED_WORKLOADS = 200_000
+"""The most workload-samples one robust plan joins (the samples times the workloads, at least
+``SMALLEST_SAMPLED_WORKLOADS``): 50 samples of 1,000 workloads take under a minute on two
+cores (docs/performance.md), so 200 of them are minutes; 200 samples of 100,000 workloads
+would be hours, and a copy of the plan's model each."""
+
 DEFAULT_ROBUST_SAMPLES = 50
 """Samples of ``plan --robust`` when ``--samples`` is not given."""
+
+
+def robust_work_problem(samples: int, workloads: int) -> str | None:
+    """What is wrong with a robust plan of ``samples`` futures of ``workloads`` workloads:
+    more than ``MAX_ROBUST_SAMPLED_WORKLOADS`` workload-samples; None where it is within."""
+    counted = max(workloads, SMALLEST_SAMPLED_WORKLOADS)
+    if samples * counted <= MAX_ROBUST_SAMPLED_WORKLOADS:
+        return None
+    return (
+        f"--samples {samples:,} for --robust: {samples:,} samples x {workloads:,} workloads is "
+        f"{samples * counted:,} workload-samples; expected at most "
+        f"{MAX_ROBUST_SAMPLED_WORKLOADS:,} in one program (each sample adds a copy of the "
+        f"plan's model): at most {max(MAX_ROBUST_SAMPLED_WORKLOADS // counted, 0):,} samples "
+        "here, or a smaller inventory"
+    )
 
 
 def sampled_work_problem(

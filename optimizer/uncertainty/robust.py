@@ -50,7 +50,11 @@ from placement.uncertainty.evaluate import (
     price_stages,
 )
 from placement.uncertainty.held_rounding import solve_held
-from placement.uncertainty.limits import DEFAULT_ROBUST_SAMPLES, MAX_ROBUST_SAMPLES
+from placement.uncertainty.limits import (
+    DEFAULT_ROBUST_SAMPLES,
+    MAX_ROBUST_SAMPLES,
+    robust_work_problem,
+)
 from placement.uncertainty.sampling import (
     Figure,
     catalog_document,
@@ -92,6 +96,9 @@ def robust_plan(
             [f"--samples {samples}: expected 2 to {MAX_ROBUST_SAMPLES} for --robust"],
             title="invalid option",
         )
+    too_much = robust_work_problem(samples, len(point.inventory.workloads))
+    if too_much:
+        raise PlacementInputError([too_much], title="invalid option")
     solver = solver or SolverOptions()
     alpha, weight = cvar if cvar is not None else (None, 0.0)
     model = point.catalog
