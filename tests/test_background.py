@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from placement.solving import background
-from placement.solving.background import InBackground
+from placement.solving.background import Handed, InBackground
 from placement.solving.solver import STALL, Stall, run_highs
 from tests.test_run_together import _lp
 
@@ -79,3 +79,24 @@ def test_an_error_leaving_the_block_waits_for_the_pieces_an_interrupt_does_not()
     assert left in background.RUNNING  # the command exits past it
     release.set()
     left.wait()
+
+
+def test_a_value_handed_over_before_the_piece_ends() -> None:
+    """What a piece hands over arrives while it goes on (staying put's months, before their
+    pricing); a piece that ends without handing anything over gives None, never a hang."""
+    handed: Handed[int] = Handed()
+    go_on = threading.Event()
+
+    def gives_then_works() -> str:
+        handed.give(7)
+        go_on.wait()
+        return "priced"
+
+    giving = InBackground(gives_then_works)
+    assert handed.wait(giving) == 7
+    assert not giving.finished()
+    go_on.set()
+    assert giving.result() == "priced" and giving.finished()
+    nothing: Handed[int] = Handed()
+    silent = InBackground(lambda: None)
+    assert nothing.wait(silent) is None

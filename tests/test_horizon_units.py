@@ -28,6 +28,7 @@ from placement.horizon.budget import (
     PRICING_SOLVE_FLOOR_S,
     ROADMAP_BUDGET_S,
     SEARCH_BUDGET_S,
+    SEARCH_ROOT_TO_RELAXATION,
     SEARCH_SOLVE_FLOOR_S,
     SearchClock,
     pricing_limit,
@@ -169,6 +170,11 @@ def test_the_search_shares_its_budget_and_each_solve_keeps_a_floor() -> None:
     assert not SearchClock(None, now).spent()
     assert SearchClock(None, now - SEARCH_BUDGET_S - 1.0).spent()
     assert not SearchClock(30.0, now - 1e4).spent()  # under the run's own limit, never
+    # A large model's solves get past their root: at least three relaxations' time each.
+    slow = SearchClock(None, now - 1e4, relaxation_s=10.8)
+    assert slow.left() == SEARCH_ROOT_TO_RELAXATION * 10.8
+    assert SearchClock(None, now - 1e4, relaxation_s=0.5).left() == SEARCH_SOLVE_FLOOR_S
+    assert SearchClock(7.0, now, relaxation_s=10.8).left() == 7.0  # the run's limit stands
     assert pricing_limit(None) == PRICING_SOLVE_BUDGET_S
     assert pricing_limit(7.0) == 7.0
 

@@ -27,7 +27,7 @@ The search:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import pandas as pd
@@ -67,7 +67,7 @@ from placement.horizon.timeline import interim_accelerators
 from placement.horizon.units import rounded_units, unit_rows, units_largest_first, within
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
-from placement.solving.background import InBackground, all_ended
+from placement.solving.background import Handed, InBackground, all_ended
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proven_by, proving_cost
 from placement.solving.solver import (
@@ -126,19 +126,31 @@ def solve_horizon(
         # stops by the end of the search's budget (five workloads over 120 months: 30 s from
         # 11 s held the search until 42 s).
         by_search = roadmap_deadline(time_limit_s, SEARCH_BUDGET_S)
+        stay_months: Handed[Placement] = Handed()
         staying = InBackground(
             lambda: _stay_put(
-                estimates, catalog, months, epochs, solver, (each, lp_limit), gap, by_search
+                estimates,
+                catalog,
+                months,
+                epochs,
+                solver,
+                (each, lp_limit),
+                gap,
+                by_search,
+                stay_months.give,
             )
         )
         model = build_horizon_model(estimates, catalog, months, epochs=epochs)
         pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap, deadline)
         with stopped_when_stalled(stall_rule(time_limit_s)):
             result, units_round, ahead = _search(model, staying, estimates, pricing, time_limit_s)
+        early = None
+        if result.has_solution:
+            early = _priced_beside(model, staying, stay_months, pricing, units_round, ahead)
         stay = staying.result()
         if not result.has_solution:
             return HorizonResult(result, None, {})
-        result, model, stayed = _priced(model, stay, result, pricing, units_round, ahead)
+        result, model, stayed = _priced(model, stay, result, pricing, units_round, ahead, early)
         roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
         all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
         roadmap = roadmap.model_copy(
@@ -275,6 +287,30 @@ def _price_ahead(model: HorizonModel, rounded: Priced, pricing: _Pricing) -> _Pr
     return _PricedAhead(placed, later)
 
 
+def _priced_beside(
+    model: HorizonModel,
+    staying: InBackground[PricedRoadmap | None],
+    stay_months: Handed[Placement],
+    pricing: _Pricing,
+    units_round: bool,
+    ahead: _PricedAhead | None,
+) -> PricedRoadmap | None:
+    """The roadmap's months priced while staying put's pricing is still under way (on the
+    other core), where they are not staying put's months nor priced ahead: ``_priced``
+    would price them after it. At 10,000 workloads over 120 months staying put's pricing
+    takes about four minutes (its LPs over the months' slices), and the roadmap's two more
+    after it. None where there is nothing to price here."""
+    if staying.finished():
+        return None  # priced by ``_priced`` as before: nothing to overlap
+    placed = month_placement(model, pricing.workloads)
+    if ahead is not None and ahead.placement == placed:
+        return None
+    stay_placed = stay_months.wait(staying)
+    if stay_placed is None or stay_placed == placed:
+        return None
+    return pricing.price(model, placed, purchases_first=units_round)
+
+
 def _priced(
     model: HorizonModel,
     stay: PricedRoadmap | None,
@@ -282,13 +318,15 @@ def _priced(
     pricing: _Pricing,
     units_round: bool,
     ahead: _PricedAhead | None,
+    early: PricedRoadmap | None = None,
 ) -> tuple[SolveResult, HorizonModel, HorizonModel | None]:
     """The roadmap's months priced in the month model (``placement.horizon.pricing``), as
     staying put's are (``_stay_put``; a roadmap running every month where staying put does
     takes that pricing); where staying put then costs less, it is the roadmap.
     ``units_round``: the search proved its roadmap with its units rounded, so the pricing
     first tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``ahead``:
-    months priced while the search went on, taken where they are the roadmap's."""
+    months priced while the search went on, taken where they are the roadmap's; ``early``:
+    the roadmap's months priced while staying put's pricing went on (``_priced_beside``)."""
     workloads = pricing.workloads
     placed = month_placement(model, workloads)
     stays_put = stay is not None and month_placement(stay.model, workloads) == placed
@@ -300,8 +338,10 @@ def _priced(
     elif ahead is not None and ahead.placement == placed:
         # Its one-offs (moves, ports, programmes) are read again from the roadmap found: the
         # pricing read them from the model while the search was still changing it.
-        early = ahead.pricing.result()
-        plan = replace(early, model=with_priced_months(model, early.model))
+        made_ahead = ahead.pricing.result()
+        plan = replace(made_ahead, model=with_priced_months(model, made_ahead.model))
+    elif early is not None:
+        plan = early
     else:
         plan = pricing.price(model, placed, purchases_first=units_round)
     spent = result.time_s + plan.result.time_s
@@ -378,6 +418,7 @@ def _rounded_relaxation(
     to 21 s on 3 workloads over 120 months, but the 12-month roadmaps of 1,000 and 10,000
     workloads from 19.8 s to 21.5 s and 16.3 s to 18.0 s (HiGHS completing the start)."""
     relaxed = solve_model(model, solver, clock.left(), gap, relax=True)
+    clock.relaxation_s = relaxed.time_s  # each later solve gets past its root
     if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
         return None, None, False
     bound = relaxed.objective
@@ -603,6 +644,7 @@ def _stay_put(
     limits: tuple[float, float],
     gap: float,
     deadline: float | None = None,
+    placed: Callable[[Placement], None] | None = None,
 ) -> PricedRoadmap | None:
     """Staying put: every workload on its interim place (a new workload with nowhere to wait
     on its cheapest feasible option), its months priced in the month model; None where it has
@@ -615,7 +657,8 @@ def _stay_put(
     MILP of whole units over every month that HiGHS cannot prove within the gap at long
     horizons: 3 workloads over 120 months were still 3% from its bound after minutes, where
     the pricing proves its own within a second. ``deadline``: when its pricing MILPs stop
-    (``placement.horizon.budget.until``)."""
+    (``placement.horizon.budget.until``). ``placed`` is handed its months once they are
+    known, before they are priced."""
     time_limit_s, lp_s = limits
     options = estimates.options
     feasible = options[options["feasible"]]
@@ -649,6 +692,8 @@ def _stay_put(
         units.upBound, units.varValue = bounds[units], value
     if not solved.has_solution:
         return None
+    if placed is not None:
+        placed(month_placement(model, estimates.workloads))
     priced = price_roadmap(
         model,
         estimates.workloads,

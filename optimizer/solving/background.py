@@ -50,12 +50,36 @@ class InBackground(Generic[T]):
         while not self._done.wait(WAIT_STEP_S):
             pass
 
+    def finished(self) -> bool:
+        """Whether the function has ended (returned or raised)."""
+        return self._done.is_set()
+
     def result(self) -> T:
         """The function's value, or its exception raised here (``wait`` first)."""
         self.wait()
         if self._error is not None:
             raise self._error
         return self._value  # type: ignore[return-value]  # set where no error was
+
+
+class Handed(Generic[T]):
+    """A value a piece in the background hands over before it ends (staying put's months,
+    known seconds before their pricing, minutes at fleet scale, is done)."""
+
+    def __init__(self) -> None:
+        self._value: T | None = None
+        self._given = threading.Event()
+
+    def give(self, value: T) -> None:
+        self._value = value
+        self._given.set()
+
+    def wait(self, giver: InBackground[Any]) -> T | None:
+        """The value once given; None where ``giver`` ended without giving it."""
+        while not self._given.wait(WAIT_STEP_S):
+            if giver.finished() and not self._given.is_set():
+                return None
+        return self._value
 
 
 def finish_running() -> None:
