@@ -225,7 +225,7 @@ def test_every_count_a_user_controls_is_bounded_as_the_docs_say(tmp_path: Path) 
 
 
 def test_sampled_work_is_bounded_by_what_it_plans() -> None:
-    """Samples x workloads (at least 100) x plans x roadmap years: within the bound, nothing
+    """Samples x workloads (at least 1,000) x plans x roadmap years: within the bound, nothing
     to say; past it, the figures and the most samples that fit."""
     from placement.uncertainty.limits import (
         MAX_ROBUST_SAMPLED_WORKLOADS,
@@ -235,7 +235,9 @@ def test_sampled_work_is_bounded_by_what_it_plans() -> None:
     )
 
     assert sampled_work_problem(1_000, 1_000) is None  # the risk target's run
-    assert sampled_work_problem(10_000, 3) is None  # counted as 100
+    assert sampled_work_problem(1_000, 3) is None  # counted as 1,000
+    small = sampled_work_problem(1_001, 3)
+    assert small is not None and "3 workloads (counted as 1,000)" in small
     too_much = sampled_work_problem(1_001, 1_000)
     assert too_much is not None and "1,001,000 workload-samples" in too_much
     assert "at most 1,000 samples" in too_much
@@ -243,7 +245,7 @@ def test_sampled_work_is_bounded_by_what_it_plans() -> None:
     assert roadmap is not None and "2 years of roadmap" in roadmap
     compared = sampled_work_problem(400, 1_000, plans=3)
     assert compared is not None and "3 plans" in compared and "at most 333 samples" in compared
-    assert sampled_work_problem(MAX_SAMPLED_WORKLOADS // 100, 100) is None
+    assert sampled_work_problem(MAX_SAMPLED_WORKLOADS // 1_000, 100) is None
     assert robust_work_problem(200, 1_000) is None
     robust = robust_work_problem(20, 100_000)
     assert robust is not None and "at most 2 samples" in robust

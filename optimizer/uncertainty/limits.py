@@ -2,10 +2,11 @@
 
 import math
 
-MAX_SAMPLES = 10_000
-"""The most samples one run draws: a small inventory's sample takes about a tenth of a second
-on two cores, so these are minutes; the percentiles' sampling error, one over the square root
-of the samples, is 1% here."""
+MAX_SAMPLES = 1_000
+"""The most samples one run draws: a sample of a few workloads takes 0.4-1.5 s of a core (their
+MILPs are not proven by the greedy start as a large fleet's are), so these are minutes on two
+cores; the percentiles' sampling error, one over the square root of the samples, is 3% here
+(10,000, the bound before, were hours for ten workloads)."""
 
 MAX_SAMPLED_WORKLOADS = 1_000_000
 """The most workload-samples one run plans: the samples times the workloads (at least
@@ -14,9 +15,9 @@ scenario's) and a roadmap's years (``--horizon``). A sample of 1,000 workloads t
 third of a second on two cores, so 1,000 of them are minutes (docs/performance.md), 100,000
 would be hours."""
 
-SMALLEST_SAMPLED_WORKLOADS = 100
-"""Below this many workloads a sample costs about the same whatever the count (the solver's
-and the pipeline's own time): counted as this many."""
+SMALLEST_SAMPLED_WORKLOADS = 1_000
+"""Below this many workloads a sample costs about as much whatever the count (ten workloads
+0.4-1.5 s of a core, 1,000 workloads 0.58 s): counted as this many."""
 
 DEFAULT_SAMPLES = 100
 """Samples of ``placement risk`` when ``--samples`` is not given: a minute or two for a few dozen
@@ -62,7 +63,7 @@ def sampled_work_problem(
     work = samples * max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * years
     if work <= MAX_SAMPLED_WORKLOADS:
         return None
-    counted = f" (counted as {SMALLEST_SAMPLED_WORKLOADS})"
+    counted = f" (counted as {SMALLEST_SAMPLED_WORKLOADS:,})"
     shown = f"{workloads:,} workloads{counted if workloads < SMALLEST_SAMPLED_WORKLOADS else ''}"
     parts = [f"{samples:,} samples", shown]
     if plans > 1:
