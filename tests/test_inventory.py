@@ -671,6 +671,12 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
     (tmp_path / "dir.csv").mkdir()
     [directory] = problems_in_file(tmp_path / "dir.csv")
     assert directory.expected == "a file, not a directory"
+    (tmp_path / "a.csv").symlink_to(tmp_path / "b.csv")
+    (tmp_path / "b.csv").symlink_to(tmp_path / "a.csv")
+    (tmp_path / "dangling.csv").symlink_to(tmp_path / "gone.csv")
+    for name in ("a.csv", "dangling.csv"):
+        [linked] = problems_in_file(tmp_path / name)
+        assert linked.expected == "an existing file (a link to nothing or in a loop)"
 
 
 @pytest.mark.parametrize(

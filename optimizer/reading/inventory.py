@@ -63,7 +63,9 @@ def _read_bytes(
         if path.is_dir():
             raise fail(label, "a file, not a directory")
         if not path.exists():
-            raise fail(label, "an existing file (none found)")
+            # A link to nothing (or to itself) exists as a name: say why it cannot be read.
+            why = "a link to nothing or in a loop" if path.is_symlink() else "none found"
+            raise fail(label, f"an existing file ({why})")
         if path.is_file():
             return label, path.read_bytes()
         return label, read_bounded(path, bound, wait=None, watch=watch)
