@@ -144,13 +144,15 @@ def solve_horizon(
         pricing = _Pricing(estimates.workloads, catalog, solver, (each, lp_limit), gap, deadline)
         with stopped_when_stalled(stall_rule(time_limit_s)):
             result, units_round, ahead = _search(model, staying, estimates, pricing, time_limit_s)
-        early = None
-        if result.has_solution:
-            early = _priced_beside(model, staying, stay_months, pricing, units_round, ahead)
-        stay = staying.result()
         if not result.has_solution:
+            staying.result()  # its error, if any, is this one's too
             return HorizonResult(result, None, {})
-        result, model, stayed = _priced(model, stay, result, pricing, units_round, ahead, early)
+        placed = month_placement(model, estimates.workloads)
+        early = _priced_beside(model, placed, staying, stay_months, pricing, units_round, ahead)
+        stay = staying.result()
+        result, model, stayed = _priced(
+            model, placed, stay, result, pricing, units_round, ahead, early
+        )
         roadmap = build_roadmap(model, stayed, estimates.workloads, catalog)
         all_base = _all_on_baseline(estimates, catalog, months, epochs, solver, each, gap)
         roadmap = roadmap.model_copy(
@@ -289,6 +291,7 @@ def _price_ahead(model: HorizonModel, rounded: Priced, pricing: _Pricing) -> _Pr
 
 def _priced_beside(
     model: HorizonModel,
+    placed: Placement,
     staying: InBackground[PricedRoadmap | None],
     stay_months: Handed[Placement],
     pricing: _Pricing,
@@ -299,10 +302,9 @@ def _priced_beside(
     other core), where they are not staying put's months nor priced ahead: ``_priced``
     would price them after it. At 10,000 workloads over 120 months staying put's pricing
     takes about four minutes (its LPs over the months' slices), and the roadmap's two more
-    after it. None where there is nothing to price here."""
+    after it. ``placed``: the roadmap's months. None where there is nothing to price here."""
     if staying.finished():
         return None  # priced by ``_priced`` as before: nothing to overlap
-    placed = month_placement(model, pricing.workloads)
     if ahead is not None and ahead.placement == placed:
         return None
     stay_placed = stay_months.wait(staying)
@@ -313,6 +315,7 @@ def _priced_beside(
 
 def _priced(
     model: HorizonModel,
+    placed: Placement,
     stay: PricedRoadmap | None,
     result: SolveResult,
     pricing: _Pricing,
@@ -326,9 +329,9 @@ def _priced(
     ``units_round``: the search proved its roadmap with its units rounded, so the pricing
     first tries the MILP's purchases (``price_roadmap``'s ``purchases_first``). ``ahead``:
     months priced while the search went on, taken where they are the roadmap's; ``early``:
-    the roadmap's months priced while staying put's pricing went on (``_priced_beside``)."""
+    the roadmap's months priced while staying put's pricing went on (``_priced_beside``).
+    ``placed``: the roadmap's months (``month_placement`` of ``model``)."""
     workloads = pricing.workloads
-    placed = month_placement(model, workloads)
     stays_put = stay is not None and month_placement(stay.model, workloads) == placed
     if stay is not None and stays_put:
         # The same months as staying put, so the same pricing problem (the month model sees

@@ -48,7 +48,7 @@ def robust_work_problem(samples: int, workloads: int) -> str | None:
         f"--samples {samples:,} for --robust: {samples:,} samples x {workloads:,} workloads is "
         f"{samples * counted:,} workload-samples; expected at most "
         f"{MAX_ROBUST_SAMPLED_WORKLOADS:,} in one program (each sample adds a copy of the "
-        f"plan's model): at most {max(MAX_ROBUST_SAMPLED_WORKLOADS // counted, 0):,} samples "
+        f"plan's model): at most {MAX_ROBUST_SAMPLED_WORKLOADS // counted:,} samples "
         "here, or a smaller inventory"
     )
 
@@ -74,6 +74,6 @@ def sampled_work_problem(
     return (
         f"--samples {samples:,}: {' x '.join(parts)} is {work:,} workload-samples; expected at "
         f"most {MAX_SAMPLED_WORKLOADS:,} in one run (a sample of 1,000 workloads takes about "
-        f"a third of a second on two cores): at most {max(most, 0):,} samples here, or a "
+        f"a third of a second on two cores): at most {most:,} samples here, or a "
         "smaller inventory"
     )
