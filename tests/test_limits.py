@@ -263,3 +263,50 @@ def test_a_robust_plan_past_its_work_bound_is_refused_before_the_program(
     assert result.exit_code == 2, result.output
     assert "240,000 workload-samples" in result.stderr and "at most 166 samples" in result.stderr
     assert "Traceback" not in result.output and not (tmp_path / "p.json").exists()
+
+
+def test_batch_work_is_bounded_by_what_it_plans() -> None:
+    """A whatif's scenarios and a sweep's grid points x workloads (at least 1,000) x roadmap
+    months: within the bound, nothing to say; past it, the figures and the most that fit."""
+    from placement.comparing.limits import (
+        MAX_COMPARED_WORKLOAD_PLANS,
+        MAX_SWEPT_WORKLOAD_PLANS,
+        compared_work_problem,
+        swept_work_problem,
+    )
+    from placement.comparing.sweep import MAX_SWEEP_POINTS
+    from placement.scenarios.files import MAX_SCENARIOS
+
+    # The count bounds are the work bounds at 1,000 workloads and fewer.
+    assert compared_work_problem(MAX_SCENARIOS, 1_000, None) is None
+    assert compared_work_problem(MAX_SCENARIOS, 3, None) is None
+    assert swept_work_problem(MAX_SWEEP_POINTS, 1_000, None) is None
+    large = compared_work_problem(11, 100_000, None)
+    assert large is not None and "1,100,000 workload-plans" in large
+    assert "at most 10 scenarios" in large
+    roadmaps = compared_work_problem(9, 3, 120)
+    assert roadmaps is not None and "3 workloads (counted as 1,000) x 120 months" in roadmaps
+    assert "at most 8 scenarios" in roadmaps
+    assert compared_work_problem(MAX_COMPARED_WORKLOAD_PLANS // 24_000, 10, 24) is None
+    swept = swept_work_problem(6, 100_000, None)
+    assert swept is not None and "at most 5 grid points" in swept
+    assert swept_work_problem(MAX_SWEPT_WORKLOAD_PLANS // 120_000, 500, 120) is None
+    none_fits = swept_work_problem(2, 3_000, 120)
+    assert none_fits is not None and "no sweep of this size" in none_fits
+
+
+def test_a_sweep_past_its_work_bound_is_refused_before_any_plan(tmp_path: Path) -> None:
+    """Through the library as through the command: a 10,000-workload sweep of 60 points is
+    refused at once, nothing planned."""
+    from placement.comparing.sweep import Parameter, sweep
+    from placement.errors import PlacementInputError
+
+    inventory = tmp_path / "inv.csv"
+    synthetic_inventory(10_000, seed=2).to_csv(inventory, index=False)
+    price = Parameter.parse_range("accelerators.h100.on_demand_usd_per_chip_hour", "2:6:60")
+    with pytest.raises(PlacementInputError) as refused:
+        sweep(str(inventory), [price], workers=1)
+    assert "60 grid points x 10,000 workloads is 600,000 workload-plans" in str(
+        refused.value.problems
+    )
+    assert "at most 50 grid points" in str(refused.value.problems)

@@ -40,6 +40,7 @@ from placement.comparing.batch import (
     run_job,
 )
 from placement.comparing.diff import port_label
+from placement.comparing.limits import swept_work_problem
 from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
@@ -54,10 +55,10 @@ MAX_SWEEP_STEPS = 500
 """Grid points of one parameter at most: each is a whole plan (a finer question is a narrower
 range; break-evens are located far more finely than the grid anyway)."""
 
-MAX_SWEEP_POINTS = 1_000
+MAX_SWEEP_POINTS = 500
 """Grid points of a sweep at most, over both parameters (``STEPS x STEPS``): each is a whole
 plan, and each row's break-evens are bisected on top (a 500 x 500 grid would be 250,000 plans,
-a day of solving)."""
+a day of solving). Larger inventories and roadmaps get fewer (``comparing.limits``)."""
 
 BISECTION_TOLERANCE = 1 / 256
 """A break-even is located to within this fraction of the grid step (8 halvings)."""
@@ -362,6 +363,11 @@ def sweep(
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
     parameters = [p.on(inventory) for p in parameters]
+    too_much = swept_work_problem(
+        math.prod(len(p.values) for p in parameters), len(inventory.workloads), horizon
+    )
+    if too_much:  # before any plan is made
+        raise PlacementInputError([too_much], title="invalid option")
     spec = CatalogSpec.of(catalog)
     first = parameters[0]
     second = parameters[1] if len(parameters) == 2 else None

@@ -21,6 +21,7 @@ from placement.comparing.batch import (
     run_jobs,
 )
 from placement.comparing.diff import PlanDiff, plan_diff
+from placement.comparing.limits import compared_work_problem
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
 from placement.models.risk import RiskResult
@@ -160,6 +161,9 @@ def whatif(
     catalog = catalog or read_catalog()
     solver = solver or SolverOptions()
     inventory = planned_inventory(inventory, catalog)
+    too_much = compared_work_problem(len(scenarios), len(inventory.workloads), horizon)
+    if too_much:  # before any plan is made
+        raise PlacementInputError([too_much], title="invalid option")
     problems = []
     for scenario in scenarios:  # every file's problems in one message
         try:

@@ -1,0 +1,76 @@
+"""Bounds of a batch (``whatif``, ``sweep``) by the work it plans, in a module the command line
+can import without loading the rest.
+
+A batch's work is counted in workload-plans: each plan counts its workloads (at least
+``SMALLEST_PLANNED_WORKLOADS``), times the months of its roadmap where it is one (``--horizon``).
+A count bound alone (1,000 scenarios, 500 grid points) is minutes at 1,000 workloads and hours
+at 100,000, where a plan takes 25 s; the work bound keeps every accepted batch to minutes.
+"""
+
+SMALLEST_PLANNED_WORKLOADS = 1_000
+"""Below this many workloads a plan costs about as much whatever the count (a plan of ten or
+thirty workloads takes 0.3-1.8 s of a core: small MILPs are not proven by the greedy start as a
+large fleet's are; 1,000 workloads 0.4 s): counted as this many."""
+
+MAX_COMPARED_WORKLOAD_PLANS = 1_000_000
+"""The most workload-plans of one ``whatif``: its scenarios' plans (the base is one more) times
+their workloads and months. 100 scenarios of 1,000 workloads take about 22 s on two cores
+(docs/performance.md), so 1,000 are minutes; at 100,000 workloads, ten scenarios (a plan there
+takes about 25 s); a roadmap of 24 months of a few workloads takes 5-15 s of a core, one of
+120 months a minute or more."""
+
+MAX_SWEPT_WORKLOAD_PLANS = 500_000
+"""The most workload-plans of one ``sweep``'s grid (points times workloads and months): each
+row's break-evens are bisected on top, up to eight more solves each, one round after another.
+A 50-point sweep of 1,000 workloads with 47 break-evens takes about a minute on two cores
+(docs/performance.md): 500 points are ten minutes at most."""
+
+
+def planned_workloads(workloads: int, months: int | None) -> int:
+    """What one plan of ``workloads`` workloads counts: the workloads (at least
+    ``SMALLEST_PLANNED_WORKLOADS``), times the months of its roadmap where it is one."""
+    return max(workloads, SMALLEST_PLANNED_WORKLOADS) * max(months or 1, 1)
+
+
+def _counted(workloads: int, months: int | None) -> str:
+    """The workloads and months as counted, for a message."""
+    shown = f"{workloads:,} workloads"
+    if workloads < SMALLEST_PLANNED_WORKLOADS:
+        shown += f" (counted as {SMALLEST_PLANNED_WORKLOADS:,})"
+    if months:
+        shown += f" x {months} months of roadmap"
+    return shown
+
+
+def compared_work_problem(scenarios: int, workloads: int, months: int | None) -> str | None:
+    """What is wrong with a ``whatif`` of ``scenarios`` scenarios of ``workloads`` workloads,
+    each a roadmap of ``months`` where given: more than ``MAX_COMPARED_WORKLOAD_PLANS``
+    workload-plans; None where it is within."""
+    each = planned_workloads(workloads, months)
+    if scenarios * each <= MAX_COMPARED_WORKLOAD_PLANS:
+        return None
+    return (
+        f"{scenarios:,} scenarios x {_counted(workloads, months)} is {scenarios * each:,} "
+        f"workload-plans; expected at most {MAX_COMPARED_WORKLOAD_PLANS:,} in one whatif (100 "
+        "scenarios of 1,000 workloads take about 22 s on two cores, a plan of 100,000 about "
+        f"25 s): at most {MAX_COMPARED_WORKLOAD_PLANS // each:,} scenarios here, a smaller "
+        "inventory or a shorter --horizon"
+    )
+
+
+def swept_work_problem(points: int, workloads: int, months: int | None) -> str | None:
+    """What is wrong with a ``sweep`` of ``points`` grid points of ``workloads`` workloads,
+    each a roadmap of ``months`` where given: more than ``MAX_SWEPT_WORKLOAD_PLANS``
+    workload-plans in its grid; None where it is within."""
+    each = planned_workloads(workloads, months)
+    if points * each <= MAX_SWEPT_WORKLOAD_PLANS:
+        return None
+    most = MAX_SWEPT_WORKLOAD_PLANS // each
+    fewer = f"at most {most:,} grid points here" if most >= 2 else "no sweep of this size"
+    return (
+        f"--range: {points:,} grid points x {_counted(workloads, months)} is "
+        f"{points * each:,} workload-plans; expected at most {MAX_SWEPT_WORKLOAD_PLANS:,} in "
+        "one sweep (each point is a plan, each break-even up to eight more solves, and a plan "
+        f"of 100,000 workloads takes about 25 s): {fewer}, a smaller inventory or a shorter "
+        "--horizon"
+    )
