@@ -16,7 +16,7 @@ from placement.comparing import whatif
 from placement.models.plan import Plan
 from placement.pipeline import SolverOptions
 from placement.reading import read_inventory
-from placement.reporting.comparison import render_comparison
+from placement.reporting.comparison import comparison_json_parts, render_comparison
 from placement.scenarios import Scenario, read_scenario
 from tests.conftest import free_port
 from tests.test_cli import assert_clean_failure, invoke
@@ -247,6 +247,18 @@ def test_every_sample_scenario_renders_in_every_format(
     else:
         for name in names:
             assert name in out, (fmt, name)
+
+
+def test_the_json_written_a_part_at_a_time_is_the_record(every_sample_scenario: Any) -> None:
+    """The comparison's JSON is written a plan at a time (eleven plans of 100,000 workloads
+    would not fit in memory whole): parsed, it is ``record()``, every plan included, in order."""
+    result = every_sample_scenario
+    parts = list(comparison_json_parts(result))
+    assert len(parts) > 2 * len(result.outcomes)
+    written = json.loads("".join(parts))
+    assert written == json.loads(json.dumps(result.record(), default=str))
+    assert list(written) == ["summary", "diffs", "plans"]
+    assert list(written["plans"]) == [o.name for o in result.outcomes]
 
 
 def test_a_wide_comparison_pages_instead_of_splitting_cells(

@@ -80,8 +80,9 @@ def whatif_command(
     from placement.comparing import whatif
     from placement.comparing.batch import planned_inventory
     from placement.pipeline import SolverOptions
-    from placement.reporting.comparison import render_comparison
+    from placement.reporting.comparison import comparison_json_parts, render_comparison
     from placement.scenarios import read_scenarios
+    from placement.writing.files import TextParts
 
     if output is not None:
         check_output_path(output)
@@ -124,5 +125,13 @@ def whatif_command(
                 horizon,
                 advance,
             )
-    emit(lambda console: render_comparison(result, fmt, console), output, quiet)
+    emit(
+        lambda console: (
+            TextParts(comparison_json_parts(result))
+            if fmt == "json"
+            else render_comparison(result, fmt, console)
+        ),
+        output,
+        quiet,
+    )
     sys.exit(batch_exit_code([o.plan for o in result.outcomes]))

@@ -70,13 +70,15 @@ class WhatIfResult:
         frame = pd.concat(frames, ignore_index=True)
         return frame[["scenario", *[c for c in frame.columns if c != "scenario"]]]
 
-    def record(self) -> dict[str, Any]:
-        """JSON-ready: the summary rows, each scenario's diff, and every plan."""
-        record = {
+    def record(self, plans: bool = True) -> dict[str, Any]:
+        """JSON-ready: the summary rows, each scenario's diff, and every plan (not with
+        ``plans=False``: for a writer that adds them one at a time)."""
+        record: dict[str, Any] = {
             "summary": [summary_row(o.name, o.plan, o.risk) for o in self.outcomes],
             "diffs": {o.name: o.diff.record() for o in self.outcomes if o.diff is not None},
-            "plans": {o.name: o.plan.model_dump(mode="json") for o in self.outcomes},
         }
+        if plans:
+            record["plans"] = {o.name: o.plan.model_dump(mode="json") for o in self.outcomes}
         if any(o.risk is not None for o in self.outcomes):
             record["risk"] = {
                 o.name: o.risk.model_dump(mode="json") for o in self.outcomes if o.risk

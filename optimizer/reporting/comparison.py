@@ -9,6 +9,7 @@ summary, then the moves as a ``# moves`` section.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -18,6 +19,7 @@ from rich.text import Text
 from placement.comparing.diff import commitment_change_text
 from placement.comparing.whatif import WhatIfResult
 from placement.models.numbers import missing, usd
+from placement.reporting.plan import plan_json_parts
 from placement.reporting.records import csv_text, markdown_table
 from placement.reporting.terminal import file_console, new_table, render_text
 
@@ -242,9 +244,35 @@ def summary_frame(result: WhatIfResult) -> pd.DataFrame:
 def render_comparison(result: WhatIfResult, fmt: str, console: Console | None = None) -> str:
     """The comparison in one of the shared formats."""
     if fmt == "json":
-        return json.dumps(result.record(), indent=2, default=str) + "\n"
+        return "".join(comparison_json_parts(result))
     if fmt == "csv":
         return csv_text(summary_frame(result)) + "\n# moves\n" + csv_text(result.moves())
     if fmt == "md":
         return comparison_markdown(result)
     return comparison_table(result, console)
+
+
+def comparison_json_parts(result: WhatIfResult) -> Iterator[str]:
+    """``WhatIfResult.record()`` as JSON a part at a time: the summary, the diffs and the
+    risk whole, each plan as ``plan_json_parts`` gives it, so that the comparison is written
+    without every plan's text at once in memory (eleven plans of 100,000 workloads are over
+    4 GB of text, and their records as Python objects several times that)."""
+    outcomes = result.outcomes
+    summary = result.record(plans=False)
+    yield '{\n  "summary": ' + _nested(summary["summary"]) + ",\n"
+    yield '  "diffs": ' + _nested(summary["diffs"]) + ",\n"
+    yield '  "plans": {'
+    for i, outcome in enumerate(outcomes):
+        yield ("" if i == 0 else ",") + "\n    " + json.dumps(outcome.name) + ": "
+        for part in plan_json_parts(outcome.plan):
+            # A JSON text holds no raw newline inside a string: each one starts a line.
+            yield part.rstrip("\n").replace("\n", "\n    ")
+    yield "\n  }"
+    if "risk" in summary:
+        yield ',\n  "risk": ' + _nested(summary["risk"])
+    yield "\n}\n"
+
+
+def _nested(value: Any) -> str:
+    """``value`` as indented JSON, one level into the document."""
+    return json.dumps(value, indent=2, default=str).replace("\n", "\n  ")
