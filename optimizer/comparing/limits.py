@@ -3,8 +3,9 @@ can import without loading the rest.
 
 A batch's work is counted in workload-plans: each plan counts its workloads (at least
 ``SMALLEST_PLANNED_WORKLOADS``), times the months of its roadmap where it is one (``--horizon``).
-A count bound alone (1,000 scenarios, 500 grid points) is minutes at 1,000 workloads and hours
-at 100,000, where a plan takes 25 s; the work bound keeps every accepted batch to minutes.
+A count bound alone (500 scenarios or grid points) is minutes at 1,000 workloads and hours at
+100,000, where a plan takes 25 s, and the batch holds every plan it made (about 8.7 KB a
+workload): the work bound keeps every accepted batch to minutes and a few GB.
 """
 
 SMALLEST_PLANNED_WORKLOADS = 1_000
@@ -12,18 +13,20 @@ SMALLEST_PLANNED_WORKLOADS = 1_000
 thirty workloads takes 0.3-1.8 s of a core: small MILPs are not proven by the greedy start as a
 large fleet's are; 1,000 workloads 0.4 s): counted as this many."""
 
-MAX_COMPARED_WORKLOAD_PLANS = 1_000_000
+MAX_COMPARED_WORKLOAD_PLANS = 500_000
 """The most workload-plans of one ``whatif``: its scenarios' plans (the base is one more) times
-their workloads and months. 100 scenarios of 1,000 workloads take about 22 s on two cores
-(docs/performance.md), so 1,000 are minutes; at 100,000 workloads, ten scenarios (a plan there
+their workloads and months. The comparison holds every plan, about 8.7 KB a workload (4.4 GB
+here); in time, 100 scenarios of 1,000 workloads take about 22 s on two cores
+(docs/performance.md), so 500 are minutes; at 100,000 workloads five scenarios (a plan there
 takes about 25 s); a roadmap of 24 months of a few workloads takes 5-15 s of a core, one of
-120 months a minute or more."""
+120 months half a minute or more."""
 
 MAX_SWEPT_WORKLOAD_PLANS = 500_000
 """The most workload-plans of one ``sweep``'s grid (points times workloads and months): each
 row's break-evens are bisected on top, up to eight more solves each, one round after another.
 A 50-point sweep of 1,000 workloads with 47 break-evens takes about a minute on two cores
-(docs/performance.md): 500 points are ten minutes at most."""
+(docs/performance.md): 500 points are ten minutes at most. The sweep holds each point's plan,
+about 8.7 KB a workload (4.4 GB here)."""
 
 
 def planned_workloads(workloads: int, months: int | None) -> int:
@@ -51,10 +54,10 @@ def compared_work_problem(scenarios: int, workloads: int, months: int | None) ->
         return None
     return (
         f"{scenarios:,} scenarios x {_counted(workloads, months)} is {scenarios * each:,} "
-        f"workload-plans; expected at most {MAX_COMPARED_WORKLOAD_PLANS:,} in one whatif (100 "
-        "scenarios of 1,000 workloads take about 22 s on two cores, a plan of 100,000 about "
-        f"25 s): at most {MAX_COMPARED_WORKLOAD_PLANS // each:,} scenarios here, a smaller "
-        "inventory or a shorter --horizon"
+        f"workload-plans; expected at most {MAX_COMPARED_WORKLOAD_PLANS:,} in one whatif (each "
+        "plan is held for the comparison, about 8.7 KB a workload, and a plan of 100,000 "
+        f"workloads takes about 25 s): at most {MAX_COMPARED_WORKLOAD_PLANS // each:,} "
+        "scenarios here, a smaller inventory or a shorter --horizon"
     )
 
 

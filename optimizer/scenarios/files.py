@@ -127,10 +127,10 @@ def _raw_scalars(node: yaml.Node | None) -> dict[str, tuple[str | None, int]]:
     return out
 
 
-MAX_SCENARIOS = 1_000
+MAX_SCENARIOS = 500
 """Scenario files in one ``whatif`` at most: each is a whole plan held in memory for the
-comparison (about 1 MB at 1,000 workloads), and a table of more than a thousand columns is read
-by nobody."""
+comparison (about 9 MB at 1,000 workloads, so 500 are 4.4 GB), and a table of hundreds of
+columns is read by nobody. Larger inventories and roadmaps get fewer (``comparing.limits``)."""
 
 MAX_SCENARIO_VALUES = 100_000
 """Values a scenario file may hold once its aliases are expanded (a real one holds tens)."""
