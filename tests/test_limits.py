@@ -289,7 +289,7 @@ def test_batch_work_is_bounded_by_what_it_plans() -> None:
     assert "at most 4 scenarios" in roadmaps
     assert compared_work_problem(MAX_COMPARED_WORKLOAD_PLANS // 24_000, 10, 24) is None
     swept = swept_work_problem(6, 100_000, None)
-    assert swept is not None and "at most 5 grid points" in swept
+    assert swept is not None and "at most 2 grid points" in swept
     assert swept_work_problem(MAX_SWEPT_WORKLOAD_PLANS // 120_000, 500, 120) is None
     none_fits = swept_work_problem(2, 3_000, 120)
     assert none_fits is not None and "no sweep of this size" in none_fits
@@ -309,4 +309,4 @@ def test_a_sweep_past_its_work_bound_is_refused_before_any_plan(tmp_path: Path) 
     assert "60 grid points x 10,000 workloads is 600,000 workload-plans" in str(
         refused.value.problems
     )
-    assert "at most 50 grid points" in str(refused.value.problems)
+    assert "at most 25 grid points" in str(refused.value.problems)

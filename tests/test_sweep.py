@@ -10,7 +10,7 @@ import pytest
 
 from placement.catalog import read_catalog
 from placement.comparing.reference import reference_figures
-from placement.comparing.sweep import Parameter, decisions, sweep
+from placement.comparing.sweep import BISECTION_TOLERANCE, Parameter, decisions, sweep
 from placement.pipeline import plan
 from tests.conftest import frame
 from tests.test_cli import assert_clean_failure, invoke
@@ -145,7 +145,7 @@ def test_sweep_cli_formats_and_chart(tmp_path: Path, fmt: str) -> None:
         (["--param", "economics.amortization_months", "--range", "6:24"], "START:STOP:STEPS"),
         (["--param", "economics.amortization_months", "--range", "6:24:1"], "STEPS"),
         (["--param", "economics.amortization_months", "--range", "-6:24:3"], "amortization"),
-        (["--param", "economics.amortization_months", "--range", "6:24:10000"], "2 to 500"),
+        (["--param", "economics.amortization_months", "--range", "6:24:10000"], "2 to 250"),
         (["--param", "economics.amortization_months", "--range", "6:inf:3"], "finite"),
     ],
 )
@@ -230,6 +230,37 @@ def test_two_changes_in_one_grid_step_are_both_found() -> None:
     for c, f in zip(coarse.break_evens, fine.break_evens, strict=True):
         assert c.changes == f.changes
         assert max(c.low, f.low) <= min(c.high, f.high)  # the two brackets overlap
+
+
+def test_the_bisection_stops_at_its_budget_with_the_brackets_it_reached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The two changes in one grid step need more than eight solves to locate in full: with a
+    budget of eight, eight are made, both changes are still reported, each bracket holds where
+    the full bisection puts it, and one of them is wider than the tolerance."""
+    import placement.comparing.sweep as sweeping
+    from tests.test_explain import as_inventory, small_inventory
+
+    inventory = as_inventory(small_inventory())
+    price = [Parameter.parse_range("accelerators.h100.on_demand_usd_per_chip_hour", "2:5:2")]
+    full = sweep(inventory, price, workers=1)
+    bisected: list[object] = []
+    decide = sweeping.decide
+
+    def counted(job: Any) -> Any:
+        bisected.append(job)
+        return decide(job)
+
+    monkeypatch.setattr(sweeping, "decide", counted)
+    monkeypatch.setattr(sweeping, "BISECTION_SOLVES_PER_CHANGE", 8)
+    cut = sweep(inventory, price, workers=1)
+    assert len(bisected) == 8
+    assert [b.changes for b in cut.break_evens] == [b.changes for b in full.break_evens]
+    for c, f in zip(cut.break_evens, full.break_evens, strict=True):
+        assert c.low <= f.low and f.high <= c.high
+    step = 3.0
+    assert max(b.high - b.low for b in cut.break_evens) > BISECTION_TOLERANCE * step
+    assert max(b.high - b.low for b in full.break_evens) <= BISECTION_TOLERANCE * step
 
 
 @pytest.mark.parametrize(

@@ -76,7 +76,8 @@ def sweep_command(
 
     The plan is solved at every grid point (in parallel); where the placements, ports or
     migration differ between two neighbouring points, the break-even is found by bisection,
-    to 1/256 of the grid step. A second --param/--range makes a grid, bisected along the first.
+    to 1/256 of the grid step (at most 16 solves for each step whose decisions differ; past
+    that, as far as it got). A second --param/--range makes a grid, bisected along the first.
 
     \b
     Examples:

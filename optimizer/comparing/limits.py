@@ -21,12 +21,14 @@ here); in time, 100 scenarios of 1,000 workloads take about 22 s on two cores
 takes about 25 s); a roadmap of 24 months of a few workloads takes 5-15 s of a core, one of
 120 months half a minute or more."""
 
-MAX_SWEPT_WORKLOAD_PLANS = 500_000
-"""The most workload-plans of one ``sweep``'s grid (points times workloads and months): each
-row's break-evens are bisected on top, up to eight more solves each, one round after another.
-A 50-point sweep of 1,000 workloads with 47 break-evens takes about a minute on two cores
-(docs/performance.md): 500 points are ten minutes at most. The sweep holds each point's plan,
-about 8.7 KB a workload (4.4 GB here)."""
+MAX_SWEPT_WORKLOAD_PLANS = 250_000
+"""The most workload-plans of one ``sweep``'s grid (points times workloads and months): the
+break-evens are bisected on top, up to 16 more solves for each grid step whose decisions
+differ (``sweep.BISECTION_SOLVES_PER_CHANGE``), a solve taking 0.25 s of a core at 1,000
+workloads and about 15 s at 100,000. A 50-point sweep of 1,000 workloads with 47 break-evens
+takes about a minute on two cores (docs/performance.md), so 250 points are minutes; at
+100,000 workloads two points (a plan there takes about 25 s). The sweep holds each point's
+plan, about 8.7 KB a workload (2.2 GB here)."""
 
 
 def planned_workloads(workloads: int, months: int | None) -> int:
@@ -73,7 +75,7 @@ def swept_work_problem(points: int, workloads: int, months: int | None) -> str |
     return (
         f"--range: {points:,} grid points x {_counted(workloads, months)} is "
         f"{points * each:,} workload-plans; expected at most {MAX_SWEPT_WORKLOAD_PLANS:,} in "
-        "one sweep (each point is a plan, each break-even up to eight more solves, and a plan "
+        "one sweep (each point is a plan, each grid step up to 16 more solves, and a plan "
         f"of 100,000 workloads takes about 25 s): {fewer}, a smaller inventory or a shorter "
         "--horizon"
     )

@@ -12,7 +12,9 @@ neighbouring grid points whose decisions differ, the break-even is located by bi
 interval is halved, one batch of solves per round for every interval at once, until it is
 narrower than ``tolerance`` of the grid step. A midpoint whose decisions match neither end
 splits its interval in two, each bisected on: every change inside one grid step is found (the
-migration dropped and, a little further, one workload moved), not only the first.
+migration dropped and, a little further, one workload moved), not only the first, within a
+budget of solves (``BISECTION_SOLVES_PER_CHANGE``); past it, the widest intervals are narrowed
+first and the rest reported as far as they were narrowed.
 """
 
 from __future__ import annotations
@@ -51,17 +53,26 @@ from placement.reading import Inventory
 from placement.scenarios import InventoryChange, Scenario, check_scenario
 from placement.scenarios.apply import text_matches
 
-MAX_SWEEP_STEPS = 500
+MAX_SWEEP_STEPS = 250
 """Grid points of one parameter at most: each is a whole plan (a finer question is a narrower
 range; break-evens are located far more finely than the grid anyway)."""
 
-MAX_SWEEP_POINTS = 500
+MAX_SWEEP_POINTS = 250
 """Grid points of a sweep at most, over both parameters (``STEPS x STEPS``): each is a whole
 plan, and each row's break-evens are bisected on top (a 500 x 500 grid would be 250,000 plans,
 a day of solving). Larger inventories and roadmaps get fewer (``comparing.limits``)."""
 
 BISECTION_TOLERANCE = 1 / 256
 """A break-even is located to within this fraction of the grid step (8 halvings)."""
+
+BISECTION_SOLVES_PER_CHANGE = 16
+"""The bisection's solves at most, counted over the sweep: this many for each grid interval
+whose decisions differ (twice what halving one interval to ``BISECTION_TOLERANCE`` takes: two
+changes inside each grid step located in full). A midpoint whose decisions match neither end
+splits its interval, and a large inventory's decisions differ at nearly every price (10,000
+workloads: 5 grid points gave 110 break-evens in 211 s), so an interval could take 255 solves;
+once the budget is spent, the intervals still open are reported as far as they were narrowed
+(their ``low`` and ``high``)."""
 
 # The id runs to the last "]." (an id may hold brackets itself: "[prod] llama-70b").
 _ONE_WORKLOAD = re.compile(r"^inventory\[(?P<id>.+)\]\.(?P<column>\w+)$")
@@ -420,12 +431,18 @@ def sweep(
             return count
 
         solved = len(grid)
+        budget = solved + BISECTION_SOLVES_PER_CHANGE * len(open_)
         while narrowing := [i for i, (lo, _, hi, _, _) in enumerate(open_) if wide(lo, hi)]:
+            if solved + len(narrowing) > budget:  # the budget's last round: the widest first
+                narrowing.sort(key=lambda i: -abs(open_[i][2] - open_[i][0]))
+                narrowing = sorted(narrowing[: budget - solved])
+                if not narrowing:
+                    break
             halves = [(open_[i][0] + open_[i][2]) / 2 for i in narrowing]
             mids = [float(math.floor(h)) if whole else h for h in halves]
             # Progress counts every solve, the grid's and the bisection's: the total is what
             # the open intervals still need, re-counted each round (a split adds to it).
-            expected = solved + sum(halvings_left(lo, hi) for lo, _, hi, _, _ in open_)
+            expected = min(budget, solved + sum(halvings_left(lo, hi) for lo, _, hi, _, _ in open_))
             found = runner.run(
                 [
                     PlanJob(inventory, spec, scenario(m, open_[i][4]), solver, horizon)
