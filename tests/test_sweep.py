@@ -232,6 +232,21 @@ def test_two_changes_in_one_grid_step_are_both_found() -> None:
         assert max(c.low, f.low) <= min(c.high, f.high)  # the two brackets overlap
 
 
+def _count_bisection_solves(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The jobs the sweep's bisection solves from now on (its grid's are plans, not these)."""
+    import placement.comparing.sweep as sweeping
+
+    bisected: list[object] = []
+    decide = sweeping.decide
+
+    def counted(job: Any) -> Any:
+        bisected.append(job)
+        return decide(job)
+
+    monkeypatch.setattr(sweeping, "decide", counted)
+    return bisected
+
+
 def test_the_bisection_stops_at_its_budget_with_the_brackets_it_reached(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -244,14 +259,7 @@ def test_the_bisection_stops_at_its_budget_with_the_brackets_it_reached(
     inventory = as_inventory(small_inventory())
     price = [Parameter.parse_range("accelerators.h100.on_demand_usd_per_chip_hour", "2:5:2")]
     full = sweep(inventory, price, workers=1)
-    bisected: list[object] = []
-    decide = sweeping.decide
-
-    def counted(job: Any) -> Any:
-        bisected.append(job)
-        return decide(job)
-
-    monkeypatch.setattr(sweeping, "decide", counted)
+    bisected = _count_bisection_solves(monkeypatch)
     monkeypatch.setattr(sweeping, "BISECTION_SOLVES_PER_CHANGE", 8)
     cut = sweep(inventory, price, workers=1)
     assert len(bisected) == 8
@@ -275,17 +283,9 @@ def test_progress_counts_the_bisection_solves_too(
 ) -> None:
     """The progress reported covers every solve, the bisection's after the grid's: it never
     runs past its total, and it ends full at the number of solves made."""
-    import placement.comparing.sweep as sweeping
     from tests.test_explain import as_inventory, small_inventory
 
-    bisected: list[object] = []
-    decide = sweeping.decide
-
-    def counted(job: Any) -> Any:
-        bisected.append(job)
-        return decide(job)
-
-    monkeypatch.setattr(sweeping, "decide", counted)
+    bisected = _count_bisection_solves(monkeypatch)
     reports: list[tuple[int, int]] = []
     result = sweep(
         as_inventory(small_inventory()),
