@@ -1,5 +1,4 @@
-"""Bounds of a batch (``whatif``, ``sweep``) by the work it plans, in a module the command line
-can import without loading the rest.
+"""Bounds of a batch (``whatif``, ``sweep``) by the work it plans.
 
 A batch's work is counted in workload-plans: each plan counts its workloads (at least
 ``SMALLEST_PLANNED_WORKLOADS``), times the months of its roadmap where it is one (``--horizon``).
@@ -11,7 +10,10 @@ workload): the work bound keeps every accepted batch to minutes and a few GB.
 SMALLEST_PLANNED_WORKLOADS = 1_000
 """Below this many workloads a plan costs about as much whatever the count (a plan of ten or
 thirty workloads takes 0.3-1.8 s of a core: small MILPs are not proven by the greedy start as a
-large fleet's are; 1,000 workloads 0.4 s): counted as this many."""
+large fleet's are; 1,000 workloads 0.4 s): counted as this many. The same floor as a risk
+sample's (``uncertainty.limits.SMALLEST_SAMPLED_WORKLOADS``), kept apart: the command line
+imports that module for its options, and taking the floor from here would load this package,
+pandas and all, for ``--help``."""
 
 MAX_COMPARED_WORKLOAD_PLANS = 500_000
 """The most workload-plans of one ``whatif``: its scenarios' plans (the base is one more) times
