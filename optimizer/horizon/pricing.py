@@ -60,9 +60,10 @@ from placement.horizon.formulation import (
 )
 from placement.horizon.model import COMPONENTS, HorizonModel
 from placement.horizon.roadmap import roadmap_workloads
-from placement.horizon.units import units_largest_first
+from placement.horizon.units import ByBlocks, units_largest_first
 from placement.models.catalog import Catalog
 from placement.models.plan import RoadmapWorkload
+from placement.solving.block_relaxation import BlockRelaxation, block_relaxation
 from placement.solving.fixing import fixed_values
 from placement.solving.proof import proving_cost
 from placement.solving.solver import SolveResult, SolveStatus, relative_gap, solve_model
@@ -101,7 +102,9 @@ on its start: on the sample's first 5 workloads over 120 months the relaxation t
 HiGHS's root LP 28 s and its first better plan came at 61 s; given 30 s it returned its
 start, as it did on the first 10 workloads (relaxation 23 s), and given 120 s no cheaper a
 plan. Where its time limit is shorter than this, the start is costed as an LP instead of
-searched from."""
+searched from. So the whole relaxation is given that share of the MILP's time limit: past
+it, its LPs are solved by months (``placement.solving.block_relaxation``), its MILP being
+no longer searched from its start anyway."""
 
 
 @dataclass(frozen=True)
@@ -163,10 +166,13 @@ def price_roadmap(
         {"on_demand_usd": pulp.LpAffineExpression(), "commitments_usd": pulp.LpAffineExpression()}
         for _ in rows
     ]
+    spans = []  # each month's rows, by position: the blocks of its relaxation
     for m, frame in enumerate(rows, start=1):
         month = Month(tag=(f"m{m:03d}",))
         held = held_as_variables(priced, held_in_month(priced, catalog, m), m)
+        first_row = len(priced.problem._constraints)
         add_month(priced.problem, priced.book, priced.grid, month, held, frame, catalog, keys)
+        spans.append((first_row, len(priced.problem._constraints)))
         priced.monthly[m - 1]["on_demand_usd"].addInPlace(
             month_on_demand(month, priced.grid, rates)
         )
@@ -187,7 +193,7 @@ def price_roadmap(
         first.status is not SolveStatus.OPTIMAL and (time_limit_s or math.inf) > QUICK_PRICING_S
     ):
         limits = (time_limit_s, lp_limit)
-        first = _from_whole_units(priced, model, solver, limits, gap, first, deadline)
+        first = _from_whole_units(priced, model, solver, limits, gap, first, deadline, spans)
     # A plan HiGHS did not prove keeps its units through the rounds: LPs, with an LP's limit.
     result = solve_in_whole_chips(
         rounds,
@@ -230,6 +236,7 @@ def _from_whole_units(
     gap: float,
     tried: SolveResult | None,
     deadline: float | None = None,
+    months: list[tuple[int, int]] | None = None,
 ) -> SolveResult:
     """The pricing MILP solved from the relaxation's units made whole largest first
     (``units_largest_first``), stopping at the first plan the relaxation's bound ``L`` proves
@@ -241,17 +248,27 @@ def _from_whole_units(
     MILP, whose plan stands (its values put back on the variables) where this one finds none
     cheaper. Where a relaxation does not finish within its limit (no plan: an LP stopped
     early is no plan), the MILP is solved from the roadmap MILP's purchases instead. The MILP's
-    time limit is cut to ``deadline`` once the relaxation is done (``until``)."""
+    time limit is cut to ``deadline`` once the relaxation is done (``until``). ``months``:
+    each month's rows, by position. The whole relaxation is given ``1 / ROOT_TO_RELAXATION``
+    of the MILP's time limit at most: past that the MILP could not search from the start in
+    time, so its LPs are solved by months instead (``_by_months``; the sample's 30 workloads
+    over 120 months: about 5 s, against 35-65 s whole) and the start is costed as an LP."""
     time_limit_s, lp_limit_s = limits
     # The earlier solve's values, to put back should its plan stand.
     found = {} if tried is None else {v: v.varValue for v in priced.problem.variables()}
-    whole = units_largest_first(priced, priced.units, model.book, solver, lp_limit_s, gap)
+    by_months = None
+    if months is not None and solver == "highs":
+        milp_s = until(deadline, time_limit_s) or math.inf
+        by_months = ByBlocks(lambda: _by_months(priced, months), milp_s / ROOT_TO_RELAXATION)
+    whole = units_largest_first(
+        priced, priced.units, model.book, solver, lp_limit_s, gap, by_blocks=by_months
+    )
     time_limit_s = until(deadline, time_limit_s)
     if whole is None:  # only under a time limit
         if tried is not None:
             return tried
         return _from_purchases(priced, model, solver, time_limit_s, gap, math.inf)
-    if whole.relaxation_s * ROOT_TO_RELAXATION > (time_limit_s or math.inf):
+    if whole.by_blocks or whole.relaxation_s * ROOT_TO_RELAXATION > (time_limit_s or math.inf):
         with fixed_values(whole.values):
             costed = solve_model(priced, solver, lp_limit_s, gap, relax=True)
         again = (
@@ -278,6 +295,14 @@ def _from_whole_units(
             var.varValue = value
         again = tried
     return _bounded_by(again, whole.bound)
+
+
+def _by_months(priced: HorizonModel, spans: list[tuple[int, int]]) -> BlockRelaxation | None:
+    """The pricing's relaxation split into its months (``spans``: each month's rows, by
+    position), its purchases and commitments held shared (``block_relaxation``)."""
+    every = list(priced.problem._constraints.values())
+    shared = [*priced.units.values(), *priced.plan_usd.values()]
+    return block_relaxation(priced.problem, [every[a:b] for a, b in spans], shared)
 
 
 def _bounded_by(result: SolveResult, bound: float) -> SolveResult:

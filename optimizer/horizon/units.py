@@ -26,14 +26,16 @@ them, and the optimum it proves does not depend on them.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import pulp
 
 from placement.estimating.economics.commitments import CommitmentBook
+from placement.solving.block_relaxation import BlockRelaxation
 from placement.solving.fixing import kept_bounds
-from placement.solving.solver import HasProblem, SolveStatus, solve_model
+from placement.solving.solver import HasProblem, SolveResult, SolveStatus, solve_model
 
 WHOLE_UNIT_TOLERANCE = 1e-6
 """A relaxation's purchase this close below a whole number of units is that number."""
@@ -45,12 +47,14 @@ Units = Mapping[tuple[str, int], pulp.LpVariable]
 @dataclass(frozen=True)
 class WholeUnits:
     """Whole units for every variable of a model's ``units``, and ``bound``: the first
-    relaxation's optimum, a lower bound on every plan of the model, found in
-    ``relaxation_s`` seconds."""
+    relaxation's optimum (solved by blocks: their lower bound ``L``), a lower bound on every
+    plan of the model, found in ``relaxation_s`` seconds; ``by_blocks``: whether it was
+    solved by blocks (the whole LP did not finish in the time it was given)."""
 
     values: dict[pulp.LpVariable, float]
     bound: float
     relaxation_s: float
+    by_blocks: bool = False
 
 
 def units_largest_first(
@@ -60,9 +64,12 @@ def units_largest_first(
     solver: str,
     time_limit_s: float | None,
     gap: float,
+    by_blocks: ByBlocks | None = None,
 ) -> WholeUnits | None:
     """Whole units for every variable of ``units`` (see the module); None where a relaxation
-    has no solution. The variables' bounds are as before when it returns."""
+    has no solution. ``by_blocks``: where the first relaxation is not solved whole within
+    its ``whole_s``, it and the rest are solved by blocks (``ByBlocks``). The variables'
+    bounds are as before when it returns."""
     products = {q.key: q for q in book.reservations}
     sizes: dict[str, list[int]] = {}
     for q in products.values():
@@ -75,7 +82,7 @@ def units_largest_first(
     whole: dict[pulp.LpVariable, float] = {}
     caps = unit_rows(model.problem, units.values())
     with kept_bounds(units.values()):
-        relaxed = solve_model(model, solver, time_limit_s, gap, relax=True)
+        relaxed, blocks = _first_relaxation(model, by_blocks, solver, time_limit_s, gap)
         if relaxed.status is not SolveStatus.OPTIMAL or relaxed.objective is None:
             return None
         values = {var: var.varValue or 0.0 for var in units.values()}
@@ -103,7 +110,7 @@ def units_largest_first(
             for choice in tried:
                 for var, value in choice.items():
                     var.lowBound = var.upBound = value
-                again = solve_model(model, solver, time_limit_s, gap, relax=True)
+                again = _relaxed(model, blocks, solver, time_limit_s, gap)
                 cost = again.objective if again.status is SolveStatus.OPTIMAL else None
                 if cost is not None and (best is None or cost < best[0]):
                     now = {var: var.varValue or 0.0 for var in units.values()}
@@ -114,7 +121,64 @@ def units_largest_first(
             for var, value in chosen.items():
                 var.lowBound = var.upBound = value
             whole.update(chosen)
-    return WholeUnits(whole, relaxed.objective, relaxed.time_s)
+    bound = relaxed.bound if relaxed.bound is not None else relaxed.objective
+    return WholeUnits(whole, bound, relaxed.time_s, by_blocks=blocks is not None)
+
+
+@dataclass(frozen=True)
+class ByBlocks:
+    """How a model's relaxations may be solved by blocks: ``build`` splits the model into
+    them (``placement.solving.block_relaxation``, its shared columns including the units;
+    built only where needed), and the whole LP is tried first for ``whole_s`` seconds."""
+
+    build: Callable[[], BlockRelaxation | None]
+    whole_s: float
+
+
+def _first_relaxation(
+    model: HasProblem,
+    by_blocks: ByBlocks | None,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> tuple[SolveResult, BlockRelaxation | None]:
+    """The first relaxation: whole, within ``by_blocks.whole_s`` where given, else by blocks
+    (else whole again, within ``time_limit_s``); and the blocks that solved it, if any,
+    which solve the later ones too."""
+    if by_blocks is None:
+        return solve_model(model, solver, time_limit_s, gap, relax=True), None
+    started = time.perf_counter()
+    limit = math.inf if time_limit_s is None else time_limit_s
+    if by_blocks.whole_s >= limit:
+        return solve_model(model, solver, time_limit_s, gap, relax=True), None
+    whole = solve_model(model, solver, by_blocks.whole_s, gap, relax=True)
+    if whole.status is SolveStatus.OPTIMAL:
+        return whole, None
+    blocks = by_blocks.build()
+    result = _relaxed(model, blocks, solver, time_limit_s, gap)
+    # Its time from the first try: what the relaxation cost.
+    result = replace(result, time_s=time.perf_counter() - started)
+    return result, blocks if result.solver == BY_BLOCKS else None
+
+
+BY_BLOCKS = "highs (by blocks)"
+"""The ``solver`` of a relaxation solved by blocks."""
+
+
+def _relaxed(
+    model: HasProblem,
+    blocks: BlockRelaxation | None,
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> SolveResult:
+    """``model``'s LP relaxation solved by ``blocks`` where given and it succeeds (its
+    ``solver`` then ``BY_BLOCKS``), else whole; the units hold its values."""
+    if blocks is not None:
+        result = blocks.solve(time_limit_s, gap)
+        if result is not None:
+            return replace(result, solver=BY_BLOCKS)
+    return solve_model(model, solver, time_limit_s, gap, relax=True)
 
 
 def unit_rows(problem: pulp.LpProblem, units: Iterable[pulp.LpVariable]) -> list[pulp.LpConstraint]:
