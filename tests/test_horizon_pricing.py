@@ -14,18 +14,22 @@ than the steady state makes it: what it states, whole chips achieve.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+import pulp
 import pytest
 
 from benchmarks.horizon import roadmap_inventory
 from placement.catalog import read_catalog
 from placement.formulating.build import build_model
 from placement.formulating.model import FormulationSettings
+from placement.horizon.pricing import _cheapest_costed
 from placement.models.catalog import Catalog
 from placement.models.plan import Roadmap
 from placement.pipeline import PlanResult, SolverOptions, plan
 from placement.reading import read_inventory
+from placement.solving.solver import SolveStatus
 from placement.solving.whole_chips import solve_plan_model
 
 MONTHS = 12
@@ -113,3 +117,24 @@ def test_every_month_costs_what_the_steady_state_makes_of_its_placement_and_hold
         stated = month.on_demand_usd + month.commitments_usd
         assert steady * (1 - GAP) <= stated <= steady * (1 + WHOLE_CHIP_PATHS), month.month
     assert len(checked) >= 2
+
+
+def test_of_the_starts_costed_the_cheapest_is_kept_with_its_values() -> None:
+    """``3 z + 5 u`` with ``u + 4 z >= 10``: whole units z = 1 cost $33 (u = 6), z = 3 cost $9
+    (u = 0); the cheaper is kept, its values on the variables, whichever is costed last."""
+    problem = pulp.LpProblem("costed", pulp.LpMinimize)
+    z = problem.add_variable("z", 0, 5, cat=pulp.LpInteger)
+    u = problem.add_variable("u", lowBound=0)
+    problem.addConstraint(u + 4 * z >= 10, "cover")
+    problem.setObjective(3 * z + 5 * u)
+    model = _Problem(problem)
+    for starts in ([{z: 3.0}, {z: 1.0}], [{z: 1.0}, {z: 3.0}]):
+        result = _cheapest_costed(model, starts, "highs", None, GAP)  # type: ignore[arg-type]
+        assert result.status is SolveStatus.FEASIBLE and result.objective == pytest.approx(9.0)
+        assert (z.varValue, u.varValue) == (pytest.approx(3.0), pytest.approx(0.0))
+        assert (z.lowBound, z.upBound) == (0, 5)
+
+
+@dataclass
+class _Problem:
+    problem: pulp.LpProblem

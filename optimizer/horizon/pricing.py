@@ -252,7 +252,9 @@ def _from_whole_units(
     each month's rows, by position. The whole relaxation is given ``1 / ROOT_TO_RELAXATION``
     of the MILP's time limit at most: past that the MILP could not search from the start in
     time, so its LPs are solved by months instead (``_by_months``; the sample's 30 workloads
-    over 120 months: about 5 s, against 35-65 s whole) and the start is costed as an LP."""
+    over 120 months: about 5 s, against 35-65 s whole) and the start is costed as an LP.
+    Where the start is costed, the roadmap MILP's purchases are costed too and the cheaper
+    kept (``_cheapest_costed``)."""
     time_limit_s, lp_limit_s = limits
     # The earlier solve's values, to put back should its plan stand.
     found = {} if tried is None else {v: v.varValue for v in priced.problem.variables()}
@@ -269,13 +271,8 @@ def _from_whole_units(
             return tried
         return _from_purchases(priced, model, solver, time_limit_s, gap, math.inf)
     if whole.by_blocks or whole.relaxation_s * ROOT_TO_RELAXATION > (time_limit_s or math.inf):
-        with fixed_values(whole.values):
-            costed = solve_model(priced, solver, lp_limit_s, gap, relax=True)
-        again = (
-            replace(costed, status=SolveStatus.FEASIBLE, gap=None)
-            if costed.has_solution
-            else costed
-        )
+        starts = [_roadmap_purchases(priced, model), whole.values]
+        again = _cheapest_costed(priced, starts, solver, lp_limit_s, gap)
     else:
         again = solve_model(
             priced,
@@ -295,6 +292,42 @@ def _from_whole_units(
             var.varValue = value
         again = tried
     return _bounded_by(again, whole.bound)
+
+
+def _roadmap_purchases(priced: HorizonModel, model: HorizonModel) -> dict[pulp.LpVariable, float]:
+    """The roadmap MILP's purchases as the pricing's units, every one of them (none bought
+    where the roadmap MILP has no such product): a plan of the pricing, as any holding is."""
+    return {
+        var: float(round(model.units[key].varValue or 0.0)) if key in model.units else 0.0
+        for key, var in priced.units.items()
+    }
+
+
+def _cheapest_costed(
+    priced: HorizonModel,
+    starts: list[dict[pulp.LpVariable, float]],
+    solver: str,
+    time_limit_s: float | None,
+    gap: float,
+) -> SolveResult:
+    """Each of ``starts`` (every unit fixed) costed as an LP, the cheapest kept (``feasible``,
+    its values on the variables: the last is solved again where another was cheaper). A
+    start only costed is the rounding's luck: two optimal vertices of one relaxation can round
+    to units 1.5% apart (five workloads over 120 months), and the roadmap MILP's own purchases
+    are a second plan at the price of one more LP."""
+    costed = []
+    for units in starts:
+        with fixed_values(units):
+            costed.append(solve_model(priced, solver, time_limit_s, gap, relax=True))
+    found = [k for k, result in enumerate(costed) if result.objective is not None]
+    if not found:
+        return costed[-1]
+    best = min(found, key=lambda k: (costed[k].objective, -k))
+    if best != len(starts) - 1:
+        with fixed_values(starts[best]):
+            costed[best] = solve_model(priced, solver, time_limit_s, gap, relax=True)
+    result = costed[best]
+    return replace(result, status=SolveStatus.FEASIBLE, gap=None) if result.has_solution else result
 
 
 def _by_months(priced: HorizonModel, spans: list[tuple[int, int]]) -> BlockRelaxation | None:
