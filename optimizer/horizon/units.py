@@ -154,6 +154,7 @@ def _first_relaxation(
     whole = solve_model(model, solver, by_blocks.whole_s, gap, relax=True)
     if whole.status is SolveStatus.OPTIMAL:
         return whole, None
+    model.problem.solverModel = None  # the stopped LP's HiGHS copy: memory the blocks need
     blocks = by_blocks.build()
     result = _relaxed(model, blocks, solver, time_limit_s, gap)
     # Its time from the first try: what the relaxation cost.
