@@ -105,6 +105,7 @@ class BlockRelaxation:
         self.master.changeColsBounds(len(columns), columns, lower, upper)
         tolerance = DECOMPOSITION_GAP_SHARE * gap
         best: tuple[float, np.ndarray] | None = None
+        tried: np.ndarray | None = None
         for _ in range(MAX_ROUNDS):
             x = self._master_optimum(time_limit_s, started)
             if x is None:
@@ -112,6 +113,11 @@ class BlockRelaxation:
             bound = self.constant + float(self.master.getInfo().objective_function_value)
             if best is not None and best[0] - bound <= tolerance * max(abs(best[0]), 1.0):
                 break
+            if tried is not None and np.array_equal(x, tried):
+                # The master chose the x it was just told every block's cost at: its cuts are
+                # exact there, so nothing cheaper is left but for the solvers' tolerances.
+                break
+            tried = x
             costs = self._priced_at(x, time_limit_s, started)
             if costs is None:
                 return None
@@ -120,6 +126,8 @@ class BlockRelaxation:
                 best = (upper_bound, x)
             self.rounds += 1
         else:
+            return None
+        if best is None:
             return None
         for var, value in zip(self.shared, best[1], strict=True):
             var.varValue = float(value)
@@ -144,7 +152,6 @@ class BlockRelaxation:
     def _priced_at(self, x: np.ndarray, time_limit_s: float | None, started: float) -> float | None:
         """Every block's ``v_k(x)``, its cut added to the master; the sum of the costs, None
         where a block has no optimum in time."""
-
         for block in self.blocks:
             values = x[block.shared]
             count = len(block.shared)
