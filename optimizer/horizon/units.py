@@ -156,14 +156,12 @@ def _first_relaxation(
         return whole, None
     model.problem.solverModel = None  # the stopped LP's HiGHS copy: memory the blocks need
     blocks = by_blocks.build()
-    result = _relaxed(model, blocks, solver, time_limit_s, gap)
+    result = blocks.solve(time_limit_s, gap) if blocks is not None else None
+    if result is None:  # no decomposition, or it gave up: the whole LP, within the limit
+        blocks = None
+        result = solve_model(model, solver, time_limit_s, gap, relax=True)
     # Its time from the first try: what the relaxation cost.
-    result = replace(result, time_s=time.perf_counter() - started)
-    return result, blocks if result.solver == BY_BLOCKS else None
-
-
-BY_BLOCKS = "highs (by blocks)"
-"""The ``solver`` of a relaxation solved by blocks."""
+    return replace(result, time_s=time.perf_counter() - started), blocks
 
 
 def _relaxed(
@@ -173,13 +171,10 @@ def _relaxed(
     time_limit_s: float | None,
     gap: float,
 ) -> SolveResult:
-    """``model``'s LP relaxation solved by ``blocks`` where given and it succeeds (its
-    ``solver`` then ``BY_BLOCKS``), else whole; the units hold its values."""
-    if blocks is not None:
-        result = blocks.solve(time_limit_s, gap)
-        if result is not None:
-            return replace(result, solver=BY_BLOCKS)
-    return solve_model(model, solver, time_limit_s, gap, relax=True)
+    """``model``'s LP relaxation solved by ``blocks`` where given and it succeeds, else
+    whole; the units hold its values."""
+    result = blocks.solve(time_limit_s, gap) if blocks is not None else None
+    return result or solve_model(model, solver, time_limit_s, gap, relax=True)
 
 
 def unit_rows(problem: pulp.LpProblem, units: Iterable[pulp.LpVariable]) -> list[pulp.LpConstraint]:
