@@ -271,6 +271,7 @@ def test_batch_work_is_bounded_by_what_it_plans() -> None:
     from placement.comparing.limits import (
         MAX_COMPARED_WORKLOAD_PLANS,
         MAX_SWEPT_WORKLOAD_PLANS,
+        bisected_solves_at_most,
         compared_work_problem,
         swept_work_problem,
     )
@@ -293,6 +294,13 @@ def test_batch_work_is_bounded_by_what_it_plans() -> None:
     assert swept_work_problem(MAX_SWEPT_WORKLOAD_PLANS // 120_000, 500, 120) is None
     none_fits = swept_work_problem(2, 3_000, 120)
     assert none_fits is not None and "no sweep of this size" in none_fits
+    # The bisection of roadmaps: a few solves of the longest at the grid's bound, more of
+    # shorter ones; a steady state's has only its budget a change.
+    assert bisected_solves_at_most(100_000, None) is None
+    longest = bisected_solves_at_most(MAX_SWEPT_WORKLOAD_PLANS // 240, 120)
+    assert longest is not None and 1 <= longest <= 4
+    shorter = bisected_solves_at_most(10, 24)
+    assert shorter is not None and shorter > longest
 
 
 def test_a_sweep_past_its_work_bound_is_refused_before_any_plan(tmp_path: Path) -> None:

@@ -271,6 +271,39 @@ def test_the_bisection_stops_at_its_budget_with_the_brackets_it_reached(
     assert max(b.high - b.low for b in full.break_evens) <= BISECTION_TOLERANCE * step
 
 
+@pytest.mark.parametrize(("horizon", "prices", "solves"), [(6, "1:8:2", 2), (None, "2:5:2", None)])
+def test_the_bisection_of_roadmaps_stays_within_its_bound_of_work(
+    horizon: int | None, prices: str, solves: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A roadmap's bisection solves x what each counts (its workloads, at least 1,000, times its
+    months) stay within the bound: 12,000 workload-plans are two 6-month roadmaps of the small
+    inventory. The changes are still reported, each bracket holding the full bisection's. A
+    steady state's bisection is not cut by it."""
+    import placement.comparing.limits as limits
+    import placement.comparing.sweep as sweeping
+    from tests.test_explain import as_inventory, small_inventory
+
+    inventory = as_inventory(small_inventory())
+    price = [Parameter.parse_range("accelerators.h100.on_demand_usd_per_chip_hour", prices)]
+    task = "decide" if horizon is None else "_plan_decisions"
+    bisected: list[object] = []
+    solve = getattr(sweeping, task)
+    monkeypatch.setattr(sweeping, task, lambda job: bisected.append(job) or solve(job))
+    full = sweep(inventory, price, workers=1, horizon=horizon)
+    assert full.break_evens
+    in_full = len(bisected)
+    bisected.clear()
+    monkeypatch.setattr(limits, "MAX_BISECTED_ROADMAP_WORKLOAD_PLANS", 12_000)
+    cut = sweep(inventory, price, workers=1, horizon=horizon)
+    if solves is None:
+        assert len(bisected) == in_full
+    else:
+        assert len(bisected) == solves < in_full
+    assert [b.changes for b in cut.break_evens] == [b.changes for b in full.break_evens]
+    for c, f in zip(cut.break_evens, full.break_evens, strict=True):
+        assert c.low <= f.low and f.high <= c.high
+
+
 @pytest.mark.parametrize(
     ("path", "values"),
     [

@@ -24,19 +24,36 @@ takes about 25 s); a roadmap of 24 months of a few workloads takes 5-15 s of a c
 120 months half a minute or more."""
 
 MAX_SWEPT_WORKLOAD_PLANS = 250_000
-"""The most workload-plans of one ``sweep``'s grid (points times workloads and months): the
-break-evens are bisected on top, up to 16 more solves for each grid step whose decisions
-differ (``sweep.BISECTION_SOLVES_PER_CHANGE``), a solve taking 0.25 s of a core at 1,000
-workloads and about 15 s at 100,000. A 50-point sweep of 1,000 workloads with 47 break-evens
-takes about a minute on two cores (docs/performance.md), so 250 points are minutes; at
-100,000 workloads two points (a plan there takes about 25 s). The sweep holds each point's
-plan, about 8.7 KB a workload (2.2 GB here)."""
+"""The most workload-plans of one ``sweep``'s grid (points times workloads and months): a
+50-point sweep of 1,000 workloads with 47 break-evens takes about a minute on two cores
+(docs/performance.md), so 250 points are minutes; at 100,000 workloads two points (a plan there
+takes about 25 s). The sweep holds each point's plan, about 8.7 KB a workload (2.2 GB here).
+The break-evens are bisected on top (``MAX_BISECTED_ROADMAP_WORKLOAD_PLANS``)."""
+
+MAX_BISECTED_ROADMAP_WORKLOAD_PLANS = 400_000
+"""The most workload-plans of one ``sweep``'s bisection of roadmaps (``--horizon``), on top of
+its grid: each roadmap counts as a plan does (``planned_workloads``). The bisection's rounds
+follow one another, one solve a round for each open interval, so a sweep with one break-even
+waits for every one of its solves in turn, and a 120-month roadmap takes about a minute
+whatever the workloads (48 s for 30, 67 s for 1,000; docs/performance.md): three of them here,
+the break-even then located to an eighth of the grid step; fifteen of 24 months. A steady
+state's bisection reads decisions only, about 6 s a solve at 100,000 workloads, and its budget
+of solves a change keeps it to minutes (two points of 100,000 workloads, 134.6 s)."""
 
 
 def planned_workloads(workloads: int, months: int | None) -> int:
     """What one plan of ``workloads`` workloads counts: the workloads (at least
     ``SMALLEST_PLANNED_WORKLOADS``), times the months of its roadmap where it is one."""
     return max(workloads, SMALLEST_PLANNED_WORKLOADS) * max(months or 1, 1)
+
+
+def bisected_solves_at_most(workloads: int, months: int | None) -> int | None:
+    """The most solves of one ``sweep``'s bisection of roadmaps of ``workloads`` workloads over
+    ``months``: ``MAX_BISECTED_ROADMAP_WORKLOAD_PLANS`` over what each counts; None (no bound
+    but the budget a change) for a steady state."""
+    if not months:
+        return None
+    return MAX_BISECTED_ROADMAP_WORKLOAD_PLANS // planned_workloads(workloads, months)
 
 
 def _counted(workloads: int, months: int | None) -> str:
@@ -77,7 +94,7 @@ def swept_work_problem(points: int, workloads: int, months: int | None) -> str |
     return (
         f"--range: {points:,} grid points x {_counted(workloads, months)} is "
         f"{points * each:,} workload-plans; expected at most {MAX_SWEPT_WORKLOAD_PLANS:,} in "
-        "one sweep (each point is a plan, each grid step up to 16 more solves, and a plan "
-        f"of 100,000 workloads takes about 25 s): {fewer}, a smaller inventory or a shorter "
+        "one sweep's grid (each point is a plan, the break-evens are bisected on top, and a "
+        f"plan of 100,000 workloads takes about 25 s): {fewer}, a smaller inventory or a shorter "
         "--horizon"
     )

@@ -13,8 +13,9 @@ interval is halved, one batch of solves per round for every interval at once, un
 narrower than ``tolerance`` of the grid step. A midpoint whose decisions match neither end
 splits its interval in two, each bisected on: every change inside one grid step is found (the
 migration dropped and, a little further, one workload moved), not only the first, within a
-budget of solves (``BISECTION_SOLVES_PER_CHANGE``); past it, the widest intervals are narrowed
-first and the rest reported as far as they were narrowed.
+budget of solves (``BISECTION_SOLVES_PER_CHANGE`` a change, and for roadmaps a bound of work
+over them all, ``limits.MAX_BISECTED_ROADMAP_WORKLOAD_PLANS``); past it, the widest intervals
+are narrowed first and the rest reported as far as they were narrowed.
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ from placement.comparing.batch import (
     run_job,
 )
 from placement.comparing.diff import port_label
-from placement.comparing.limits import swept_work_problem
+from placement.comparing.limits import bisected_solves_at_most, swept_work_problem
 from placement.comparing.whatif import chip_hours_share
 from placement.errors import PlacementInputError
 from placement.models.plan import Plan
@@ -432,6 +433,9 @@ def sweep(
 
         solved = len(grid)
         budget = solved + BISECTION_SOLVES_PER_CHANGE * len(open_)
+        # Within a bound of work too: a long roadmap is a minute a solve.
+        most = bisected_solves_at_most(len(inventory.workloads), horizon)
+        budget = budget if most is None else min(budget, solved + most)
         while narrowing := [i for i, (lo, _, hi, _, _) in enumerate(open_) if wide(lo, hi)]:
             if solved + len(narrowing) > budget:  # the budget's last round: the widest first
                 narrowing.sort(key=lambda i: -abs(open_[i][2] - open_[i][0]))
