@@ -158,10 +158,11 @@ def _check_runs(
     """Raise :class:`RoadmapBroken` where a (workload, accelerator) of month ``m`` is not a
     feasible option at these figures (``rows``: the on-demand rows of its epoch)."""
     options, position = rows
+    feasible = options["feasible"].to_numpy(dtype=bool)  # a column looked up once, not a pair
     broken = [
         f"{ids[j]} on {acc}"
         for j, acc in pairs
-        if (j, acc) not in position or not bool(options["feasible"].iat[position[(j, acc)]])
+        if (j, acc) not in position or not feasible[position[(j, acc)]]
     ]
     if broken:
         raise RoadmapBroken(f"month {m}: {', '.join(broken[:3])} can no longer run there")
