@@ -241,8 +241,15 @@ def test_sampled_work_is_bounded_by_what_it_plans() -> None:
     too_much = sampled_work_problem(1_001, 1_000)
     assert too_much is not None and "1,001,000 workload-samples" in too_much
     assert "at most 1,000 samples" in too_much
-    roadmap = sampled_work_problem(600, 1_000, plans=1, months=24)
-    assert roadmap is not None and "2 years of roadmap" in roadmap
+    # A roadmap held in each sample: every six months of it a sample's work.
+    roadmap = sampled_work_problem(300, 1_000, plans=1, months=24)
+    assert roadmap is not None and "4 (24 months of roadmap held" in roadmap
+    assert "1,200,000 workload-samples" in roadmap and "at most 250 samples" in roadmap
+    assert "a shorter --horizon" in roadmap
+    assert sampled_work_problem(250, 1_000, months=24) is None
+    assert sampled_work_problem(50, 30, months=120) is None
+    assert sampled_work_problem(51, 30, months=120) is not None
+    assert sampled_work_problem(1_000, 1_000, months=6) is None  # half a year: one sample
     compared = sampled_work_problem(400, 1_000, plans=3)
     assert compared is not None and "3 plans" in compared and "at most 333 samples" in compared
     assert sampled_work_problem(MAX_SAMPLED_WORKLOADS // 1_000, 100) is None

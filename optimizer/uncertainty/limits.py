@@ -11,9 +11,18 @@ cores; the percentiles' sampling error, one over the square root of the samples,
 MAX_SAMPLED_WORKLOADS = 1_000_000
 """The most workload-samples one run plans: the samples times the workloads (at least
 ``SMALLEST_SAMPLED_WORKLOADS``), times the plans sampled (``whatif --samples``: each
-scenario's) and a roadmap's years (``--horizon``). A sample of 1,000 workloads takes about a
-third of a second on two cores, so 1,000 of them are minutes (docs/performance.md), 100,000
-would be hours."""
+scenario's) and a roadmap's months held (``--horizon``, ``HELD_MONTHS_PER_SAMPLE``). A sample
+of 1,000 workloads takes about a third of a second on two cores, so 1,000 of them are minutes
+(docs/performance.md), 100,000 would be hours."""
+
+HELD_MONTHS_PER_SAMPLE = 6
+"""Months of a roadmap held in a sample (``risk --horizon``) that count as one sample's work.
+Each month is priced as a small LP of its own: at 1,000 workloads whose demand grows (every
+month differs) 120 months take about 9 s of a core, some 27 samples of the steady state
+(0.33 s); where demand is flat, alike months are priced once (30 workloads, 0.17 s a sample).
+On two cores such a run takes about 3.7 s a sample after its point roadmap (6 samples 166 s,
+25 samples 236 s): counting a year as one sample let 100 through, about 9 minutes; half a year
+keeps the bound's worst case near the other batches' (50 samples, about 5 minutes)."""
 
 SMALLEST_SAMPLED_WORKLOADS = 1_000
 """Below this many workloads a sample costs about as much whatever the count (ten workloads
@@ -59,8 +68,8 @@ def sampled_work_problem(
     """What is wrong with planning ``samples`` futures of ``workloads`` workloads, for
     ``plans`` plans (each scenario of a comparison), each a roadmap of ``months`` where given:
     more than ``MAX_SAMPLED_WORKLOADS`` workload-samples; None where it is within."""
-    years = 1 if months is None else max(1, math.ceil(months / 12))
-    work = samples * max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * years
+    held = 1 if months is None else max(1, math.ceil(months / HELD_MONTHS_PER_SAMPLE))
+    work = samples * max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * held
     if work <= MAX_SAMPLED_WORKLOADS:
         return None
     counted = f" (counted as {SMALLEST_SAMPLED_WORKLOADS:,})"
@@ -68,12 +77,14 @@ def sampled_work_problem(
     parts = [f"{samples:,} samples", shown]
     if plans > 1:
         parts.append(f"{plans:,} plans")
-    if years > 1:
-        parts.append(f"{years} years of roadmap")
-    most = MAX_SAMPLED_WORKLOADS // (max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * years)
+    if held > 1:
+        parts.append(
+            f"{held} ({months} months of roadmap held, {HELD_MONTHS_PER_SAMPLE} a sample's work)"
+        )
+    most = MAX_SAMPLED_WORKLOADS // (max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * held)
     return (
         f"--samples {samples:,}: {' x '.join(parts)} is {work:,} workload-samples; expected at "
         f"most {MAX_SAMPLED_WORKLOADS:,} in one run (a sample of 1,000 workloads takes about "
         f"a third of a second on two cores): at most {most:,} samples here, or a "
-        "smaller inventory"
+        f"smaller inventory{' or a shorter --horizon' if held > 1 else ''}"
     )
