@@ -20,9 +20,9 @@ HELD_MONTHS_PER_SAMPLE = 6
 Each month is priced as a small LP of its own: at 1,000 workloads whose demand grows (every
 month differs) 120 months take about 9 s of a core, some 27 samples of the steady state
 (0.33 s); where demand is flat, alike months are priced once (30 workloads, 0.17 s a sample).
-On two cores such a run takes about 3.7 s a sample after its point roadmap (6 samples 166 s,
-25 samples 236 s): counting a year as one sample let 100 through, about 9 minutes; half a year
-keeps the bound's worst case near the other batches' (50 samples, about 5 minutes)."""
+On two cores such a run took 166 s for 6 samples, 236 s for 25 and 375 s for 50 (its point
+roadmap about 90 s of it): counting a year as one sample let 100 through, some 9-10 minutes;
+half a year keeps the bound's worst case near the other batches' (docs/performance.md)."""
 
 SMALLEST_SAMPLED_WORKLOADS = 1_000
 """Below this many workloads a sample costs about as much whatever the count (ten workloads
