@@ -69,7 +69,8 @@ def sampled_work_problem(
     ``plans`` plans (each scenario of a comparison), each a roadmap of ``months`` where given:
     more than ``MAX_SAMPLED_WORKLOADS`` workload-samples; None where it is within."""
     held = 1 if months is None else max(1, math.ceil(months / HELD_MONTHS_PER_SAMPLE))
-    work = samples * max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * held
+    each = max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * held
+    work = samples * each
     if work <= MAX_SAMPLED_WORKLOADS:
         return None
     counted = f" (counted as {SMALLEST_SAMPLED_WORKLOADS:,})"
@@ -81,7 +82,7 @@ def sampled_work_problem(
         parts.append(
             f"{held} ({months} months of roadmap held, {HELD_MONTHS_PER_SAMPLE} a sample's work)"
         )
-    most = MAX_SAMPLED_WORKLOADS // (max(workloads, SMALLEST_SAMPLED_WORKLOADS) * plans * held)
+    most = MAX_SAMPLED_WORKLOADS // each
     return (
         f"--samples {samples:,}: {' x '.join(parts)} is {work:,} workload-samples; expected at "
         f"most {MAX_SAMPLED_WORKLOADS:,} in one run (a sample of 1,000 workloads takes about "
